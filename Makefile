@@ -1,0 +1,139 @@
+# lull — build, run, debug and test.  See README.md.
+#
+#   make              build/lull.elf (+ build/lull.asm, build/lull.sym)
+#   make iso          build/lull.iso (GRUB, menu in boot/grub.cfg)
+#   make run          boot the ISO in QEMU, serial console on this terminal
+#   make debug        QEMU halted at the first instruction, waiting for gdb
+#   make test         unit tests (host) + system tests (QEMU)
+#   make clean
+#
+# Knobs: HZ=100|250|1000 (build-time tick rate, default 250 as in Linux 2.6.13)
+#        ACCEL=tcg|kvm   (kvm only where hardware virtualization is real)
+#        GUI=1           (show the VGA window in make run)
+
+HZ     ?= 250
+ACCEL  ?= tcg
+CROSS  ?= i686-linux-gnu-
+BUILD  ?= build
+
+CC      := $(CROSS)gcc
+LD      := $(CROSS)ld
+OBJDUMP := $(CROSS)objdump
+NM      := $(CROSS)nm
+NASM    := nasm
+QEMU    := qemu-system-i386
+PYTHON  := /usr/bin/python3
+HOSTCC  ?= gcc
+
+ifeq ($(filter $(HZ),100 250 1000),)
+$(error HZ must be 100, 250 or 1000, not '$(HZ)')
+endif
+
+# -march=i486: the kernel must run on `-machine isapc -cpu 486` (no cmov).
+# -mgeneral-regs-only: no x87/SSE state to save in interrupts.
+CFLAGS := -std=gnu11 -m32 -march=i486 -mgeneral-regs-only \
+          -ffreestanding -nostdlib -fno-pic -fno-pie -fno-stack-protector \
+          -fno-omit-frame-pointer -fno-strict-aliasing \
+          -O2 -g -Wall -Wextra -Werror -Iinclude -MD -MP \
+          -DCONFIG_HZ=$(HZ)
+LDFLAGS := -m elf_i386 -T linker.ld -nostdlib -z noexecstack
+NASMFLAGS := -f elf32 -g -F dwarf
+
+C_SRCS   := $(wildcard kernel/*.c kernel/lib/*.c kernel/time/*.c drivers/*.c)
+ASM_SRCS := $(wildcard boot/*.asm)
+OBJS     := $(patsubst %.c,$(BUILD)/%.o,$(C_SRCS)) $(patsubst %.asm,$(BUILD)/%.o,$(ASM_SRCS))
+
+# Rebuild everything when HZ changes: it is baked into the objects.
+HZ_STAMP := $(BUILD)/.hz-$(HZ)
+
+.PHONY: all iso run debug test unit system clean deps bench FORCE
+all: $(BUILD)/lull.elf $(BUILD)/lull.asm $(BUILD)/lull.sym
+
+deps:
+	@tools/install-deps
+
+$(HZ_STAMP):
+	@mkdir -p $(BUILD)
+	@rm -f $(BUILD)/.hz-*
+	@touch $@
+
+$(BUILD)/%.o: %.c $(HZ_STAMP) | deps
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	@$(CC) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/%.o: %.asm | deps
+	@mkdir -p $(dir $@)
+	@echo "  NASM    $<"
+	@$(NASM) $(NASMFLAGS) -MD $(BUILD)/$*.d $< -o $@
+
+# kernel/version.c records the commit it was built from; rebuilt when that changes.
+GIT_REV := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+$(BUILD)/.git-rev: FORCE
+	@mkdir -p $(BUILD)
+	@echo '$(GIT_REV)' | cmp -s - $@ || echo '$(GIT_REV)' > $@
+$(BUILD)/kernel/version.o: $(BUILD)/.git-rev
+$(BUILD)/kernel/version.o: CFLAGS += -DLULL_GIT='"$(GIT_REV)"'
+FORCE:
+
+$(BUILD)/lull.elf: $(OBJS) linker.ld
+	$(LD) $(LDFLAGS) -o $@ $(OBJS)
+
+# For students: the whole kernel disassembled with its source, and the symbol table.
+$(BUILD)/lull.asm: $(BUILD)/lull.elf
+	$(OBJDUMP) -S $< > $@
+$(BUILD)/lull.sym: $(BUILD)/lull.elf
+	$(NM) -n $< > $@
+
+iso: $(BUILD)/lull.iso
+$(BUILD)/lull.iso: $(BUILD)/lull.elf boot/grub.cfg
+	@rm -rf $(BUILD)/isodir
+	@mkdir -p $(BUILD)/isodir/boot/grub
+	cp $(BUILD)/lull.elf $(BUILD)/isodir/boot/lull.elf
+	cp boot/grub.cfg $(BUILD)/isodir/boot/grub/grub.cfg
+	grub-mkrescue -o $@ $(BUILD)/isodir 2> $(BUILD)/grub-mkrescue.log || \
+	  { cat $(BUILD)/grub-mkrescue.log; exit 1; }
+
+# QEMU command line shared by run and debug.  -no-reboot turns a triple
+# fault into an exit instead of a silent reboot loop.
+QEMU_ACCEL := $(if $(filter kvm,$(ACCEL)),-accel kvm,-accel tcg)
+QEMU_DISPLAY := $(if $(GUI),,-display none)
+QEMU_COMMON := $(QEMU_ACCEL) -m 128 -no-reboot $(QEMU_DISPLAY) \
+               -device isa-debug-exit,iobase=0xf4,iosize=0x04 $(QEMU_EXTRA)
+
+run: $(BUILD)/lull.iso
+	@echo "lull: serial console on this terminal; quit QEMU with Ctrl-A X"
+	-$(QEMU) $(QEMU_COMMON) -cdrom $< -serial mon:stdio
+
+debug: $(BUILD)/lull.elf $(BUILD)/lull.iso
+	@printf 'file %s\ntarget remote localhost:1234\n' $(abspath $(BUILD)/lull.elf) > .gdbinit
+	@echo "lull: QEMU waits for gdb on :1234. In another terminal, run:  gdb -x .gdbinit"
+	@echo "      (or: gdb $(BUILD)/lull.elf -ex 'target remote :1234'); then 'break kmain', 'continue'"
+	-$(QEMU) $(QEMU_COMMON) -cdrom $(BUILD)/lull.iso -serial mon:stdio -s -S
+
+# ---------------------------------------------------------------- tests
+UNIT_DIR := $(BUILD)/unit
+UNIT_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -Iinclude -DLULL_HOST \
+               -DCONFIG_HZ=$(HZ) -fsanitize=address,undefined -fno-sanitize-recover=all
+UNIT_TESTS := $(patsubst tests/unit/test_%.c,$(UNIT_DIR)/test_%,$(wildcard tests/unit/test_*.c))
+
+# Each host test lists the portable sources it links in a line
+#   // SOURCES: kernel/lib/kprintf.c ...
+$(UNIT_DIR)/test_%: tests/unit/test_%.c $(HZ_STAMP) | deps
+	@mkdir -p $(UNIT_DIR)
+	$(HOSTCC) $(UNIT_CFLAGS) -o $@ $< $$(sed -n 's,^// SOURCES: *,,p' $<) -lcmocka
+
+unit: $(UNIT_TESTS)
+	@set -e; for t in $(UNIT_TESTS); do echo "== $$t"; $$t; done
+
+system: $(BUILD)/lull.elf $(BUILD)/lull.iso
+	$(PYTHON) -m pytest -q tests/system $(PYTEST_ARGS)
+
+test: all iso
+	$(MAKE) --no-print-directory unit
+	$(MAKE) --no-print-directory system
+
+clean:
+	rm -rf $(BUILD) .gdbinit
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

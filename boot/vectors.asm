@@ -1,0 +1,68 @@
+; boot/vectors.asm — one tiny entry stub per interrupt vector (0..255).
+;
+; Spec: Intel SDM Vol. 3A, 6.12 (exception and interrupt handling) and
+; Table 6-1 (which exceptions push an error code).  Every stub makes the stack
+; look the same — an error code (real or a dummy 0) and the vector number —
+; then jumps to trap_common, which saves the general registers and calls
+; trap_dispatch(struct trapframe *) in kernel/trap.c.  The layout pushed here
+; must match struct trapframe in include/trap.h.
+
+%macro VECTOR_NOERR 1
+vector%1:
+    push dword 0                ; dummy error code
+    push dword %1               ; vector number
+    jmp trap_common
+%endmacro
+
+%macro VECTOR_ERR 1
+vector%1:                       ; the CPU already pushed an error code
+    push dword %1
+    jmp trap_common
+%endmacro
+
+section .text
+; Vectors with a CPU-pushed error code: 8 #DF, 10 #TS, 11 #NP, 12 #SS,
+; 13 #GP, 14 #PF, 17 #AC, 21 #CP (SDM Table 6-1).
+%assign v 0
+%rep 256
+  %if v == 8 || (v >= 10 && v <= 14) || v == 17 || v == 21
+    VECTOR_ERR v
+  %else
+    VECTOR_NOERR v
+  %endif
+  %assign v v+1
+%endrep
+
+extern trap_dispatch
+trap_common:
+    pushad                      ; eax ecx edx ebx esp ebp esi edi
+    push ds
+    push es
+    push fs
+    push gs
+    mov ax, 0x10                ; kernel data segment (kernel/gdt.c)
+    mov ds, ax
+    mov es, ax
+    mov fs, ax
+    mov gs, ax
+    cld
+    push esp                    ; struct trapframe *
+    call trap_dispatch
+    add esp, 4
+    pop gs
+    pop fs
+    pop es
+    pop ds
+    popad
+    add esp, 8                  ; vector number and error code
+    iretd
+
+; The table kernel/idt.c reads to fill the IDT.
+section .rodata
+global trap_vectors
+trap_vectors:
+%assign v 0
+%rep 256
+    dd vector %+ v
+  %assign v v+1
+%endrep

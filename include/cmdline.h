@@ -1,0 +1,63 @@
+/* include/cmdline.h — boot options.
+ *
+ * The loader passes one command line ("/boot/lull.elf hz=100 tick=dyntick").
+ * Each option is declared once, next to the code it configures:
+ *
+ *     static int hz_option(const char *value) { ... return 0 or -EINVAL; }
+ *     BOOT_OPTION("hz", hz_option, "tick rate: 100, 250 or 1000");
+ *
+ * The macro puts a struct boot_option into the `boot_options` section;
+ * linker.ld gathers them all between __start_boot_options and
+ * __stop_boot_options, so the parser finds every option without a central
+ * list to keep in sync.  `value` is NULL for a bare `key`, else the text after
+ * '='.  Handlers only record the value; the subsystem acts on it at its own
+ * init step (kernel/main.c gives the order).
+ */
+#ifndef LULL_CMDLINE_H
+#define LULL_CMDLINE_H
+
+#include "compiler.h"
+
+struct boot_option {
+	const char *name;
+	int (*parse)(const char *value);    /* 0, or -EINVAL to warn and ignore */
+	const char *help;
+};
+
+#define BOOT_OPTION(optname, fn, helptext)                                   \
+	static const struct boot_option __boot_option_##fn                     \
+	__attribute__((used, section("boot_options"), aligned(4))) =          \
+		{ .name = optname, .parse = fn, .help = helptext }
+
+#define CMDLINE_MAX        512      /* longer command lines are cut here */
+#define CMDLINE_MAX_ARGS    32
+
+/* One parsed word of the command line. */
+struct cmdline_arg {
+	const char *key;
+	const char *value;                  /* NULL for a bare key */
+	enum { CMDLINE_OK, CMDLINE_UNKNOWN, CMDLINE_BAD_VALUE, CMDLINE_MALFORMED } status;
+};
+
+struct cmdline {
+	char text[CMDLINE_MAX];             /* the line as given (cut to fit) */
+	char words[CMDLINE_MAX];            /* the same, split in place */
+	const char *image;                  /* the kernel path the loader put first */
+	struct cmdline_arg args[CMDLINE_MAX_ARGS];
+	unsigned nargs;
+	unsigned warnings;
+};
+
+/* Split `line`, call each option's parser, and print one warning line per
+ * unknown, malformed or rejected option.  Never fails. */
+void cmdline_parse(struct cmdline *cl, const char *line);
+
+/* Look up a registered option by name. */
+const struct boot_option *cmdline_find_option(const char *name);
+/* Walk the registry. */
+const struct boot_option *cmdline_options_begin(void);
+const struct boot_option *cmdline_options_end(void);
+
+extern struct cmdline boot_cmdline;
+
+#endif

@@ -1,0 +1,16 @@
+/* include/errno.h — lull's one error vocabulary (STYLE.md rule 7).
+ * Functions return 0 on success or one of these, negated. */
+#ifndef LULL_ERRNO_H
+#define LULL_ERRNO_H
+
+#define EINTR    4      /* interrupted (Ctrl-C) */
+#define EAGAIN  11      /* try again */
+#define EBUSY   16      /* in use */
+#define ENODEV  19      /* device absent */
+#define EINVAL  22      /* bad argument, or hardware misbehaving */
+#define ERANGE  34      /* value out of range */
+#define ENOSPC  28      /* fixed-size table full */
+#define ENOENT   2      /* no such name */
+#define ETIME   62      /* deadline already passed */
+
+#endif

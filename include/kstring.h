@@ -1,0 +1,18 @@
+/* include/kstring.h — the few C string/memory functions lull uses, with the
+ * standard names and prototypes.  The kernel's versions are in
+ * kernel/lib/string.c; the host unit tests get libc's. */
+#ifndef LULL_KSTRING_H
+#define LULL_KSTRING_H
+
+#include <stddef.h>
+
+void *memset(void *dst, int c, size_t n);
+void *memcpy(void *dst, const void *src, size_t n);
+void *memmove(void *dst, const void *src, size_t n);
+int memcmp(const void *a, const void *b, size_t n);
+size_t strlen(const char *s);
+int strcmp(const char *a, const char *b);
+int strncmp(const char *a, const char *b, size_t n);
+char *strchr(const char *s, int c);
+
+#endif

@@ -1,0 +1,39 @@
+/* include/multiboot.h — the information block a Multiboot v1 loader hands
+ * us.  Spec: Multiboot Specification 0.6.96, section 3.3. */
+#ifndef LULL_MULTIBOOT_H
+#define LULL_MULTIBOOT_H
+
+#include "compiler.h"
+
+#define MULTIBOOT_BOOTLOADER_MAGIC 0x2BADB002   /* in EAX at entry (3.2) */
+
+#define MULTIBOOT_INFO_MEMORY      (1u << 0)    /* mem_lower/mem_upper valid */
+#define MULTIBOOT_INFO_CMDLINE     (1u << 2)
+#define MULTIBOOT_INFO_MEM_MAP     (1u << 6)
+#define MULTIBOOT_INFO_LOADER_NAME (1u << 9)
+
+struct multiboot_info {
+	uint32_t flags;
+	uint32_t mem_lower, mem_upper;          /* KiB below 1 MiB / above 1 MiB */
+	uint32_t boot_device;
+	uint32_t cmdline;                       /* physical address of a C string */
+	uint32_t mods_count, mods_addr;
+	uint32_t syms[4];
+	uint32_t mmap_length, mmap_addr;
+	uint32_t drives_length, drives_addr;
+	uint32_t config_table;
+	uint32_t boot_loader_name;
+} __packed;
+
+/* One memory-map entry; `size` does not count itself (3.3, mmap_*). */
+struct multiboot_mmap_entry {
+	uint32_t size;
+	uint64_t addr, len;
+	uint32_t type;                          /* 1 = usable RAM */
+} __packed;
+
+#define MULTIBOOT_MEMORY_AVAILABLE 1
+
+extern const struct multiboot_info *boot_info;
+
+#endif

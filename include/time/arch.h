@@ -1,0 +1,22 @@
+/* include/time/arch.h — the only things the portable time core needs from
+ * the machine.  The kernel implements them in kernel/arch_time.c; the host
+ * unit tests implement them in tests/unit/host_arch.c.  Nothing else in
+ * kernel/time/ may touch hardware (STYLE.md rule 2). */
+#ifndef LULL_TIME_ARCH_H
+#define LULL_TIME_ARCH_H
+
+#include "../compiler.h"
+
+/* Disable interrupts and return a token that restores exactly the previous
+ * state.  The time core is uniprocessor-safe by doing this around every
+ * change to a shared structure. */
+unsigned long arch_irq_save(void);
+void arch_irq_restore(unsigned long flags);
+
+/* Print through the kernel console (the host tests print or swallow). */
+int kprintf(const char *fmt, ...) __printf(1, 2);
+
+/* A broken invariant: print and stop. */
+__noreturn void panic(const char *fmt, ...) __printf(1, 2);
+
+#endif

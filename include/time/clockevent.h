@@ -1,0 +1,87 @@
+/* include/time/clockevent.h — devices that raise an interrupt at a time we
+ * choose: the PIT's channel 0, the local APIC timer, HPET comparator 0.
+ *
+ * A driver gives its counting frequency and the smallest and largest count it
+ * can be programmed with; the core (kernel/time/clockevents.c) derives the
+ * same limits in nanoseconds, converts deadlines to counts, clamps them, and
+ * retries when the driver says the deadline already passed.  The device does
+ * not know what its interrupt means: the tick code installs event_handler.
+ *
+ * Ratings use the same 1..499 scale as clocksources.
+ */
+#ifndef LULL_TIME_CLOCKEVENT_H
+#define LULL_TIME_CLOCKEVENT_H
+
+#include "../compiler.h"
+
+#define CLOCK_EVT_FEAT_PERIODIC  (1u << 0)  /* can fire every 1/hz s by itself */
+#define CLOCK_EVT_FEAT_ONESHOT   (1u << 1)  /* can fire once after a delta */
+
+enum clock_event_state {
+	CLOCK_EVT_STATE_SHUTDOWN = 0,   /* stopped: no interrupts, counter idle */
+	CLOCK_EVT_STATE_PERIODIC,
+	CLOCK_EVT_STATE_ONESHOT,
+};
+
+struct clock_event_device {
+	/* --- set by the driver --- */
+	const char *name;
+	int rating;
+	uint32_t features;
+	uint64_t freq_hz;          /* counting rate of the programmed count */
+	uint64_t min_delta_ticks;  /* smallest count that reliably fires */
+	uint64_t max_delta_ticks;  /* largest count the hardware holds */
+	int irq;                   /* legacy IRQ line, or -1 (e.g. LAPIC vector) */
+
+	/* Fire every 1/hz s until told otherwise.  0 or -EINVAL. */
+	int (*set_periodic)(struct clock_event_device *dev, unsigned hz);
+	/* Enter one-shot mode, stopped until set_next_event. */
+	int (*set_oneshot)(struct clock_event_device *dev);
+	/* Fire once, `ticks` counts from now.  -ETIME if the device can tell
+	 * the deadline already passed while it was being programmed. */
+	int (*set_next_event)(struct clock_event_device *dev, uint64_t ticks);
+	/* Stop: no more interrupts, and stop counting where the hardware can
+	 * (a masked but running timer still costs power and host CPU). */
+	int (*shutdown)(struct clock_event_device *dev);
+
+	/* --- owned by the core --- */
+	void (*event_handler)(struct clock_event_device *dev);
+	enum clock_event_state state;
+	uint32_t mult, shift;      /* ticks = (ns * mult) >> shift */
+	uint64_t min_delta_ns, max_delta_ns;
+	uint64_t next_event_ns;    /* programmed deadline (oneshot), 0 if none */
+	uint64_t events;           /* interrupts delivered */
+	uint64_t retries;          /* -ETIME retries */
+	struct clock_event_device *next;
+};
+
+/* Derive mult/shift and the ns limits, add to the registry.  The tick code
+ * (kernel/time/tick.c) is told and may switch to the new device. */
+int clockevents_register(struct clock_event_device *dev);
+struct clock_event_device *clockevents_first(void);
+struct clock_event_device *clockevents_find(const char *name);
+
+/* Highest-rated registered device with all of `features`, or NULL. */
+struct clock_event_device *clockevents_best(uint32_t features);
+
+/* ns <-> device ticks with the core's conversion. */
+uint64_t clockevent_ns2ticks(const struct clock_event_device *dev, uint64_t ns);
+uint64_t clockevent_ticks2ns(const struct clock_event_device *dev, uint64_t ticks);
+
+/* State changes (call the driver, record the state). */
+int clockevents_set_periodic(struct clock_event_device *dev, unsigned hz);
+int clockevents_set_oneshot(struct clock_event_device *dev);
+int clockevents_shutdown(struct clock_event_device *dev);
+
+/* Program a one-shot deadline at absolute time expires_ns, given the current
+ * time now_ns.  The delta is clamped to [min_delta_ns, max_delta_ns].  If
+ * the driver reports -ETIME, retry at min_delta (doubling it each time, a
+ * few times), then give up with -ETIME.  Returns 0 or -errno. */
+int clockevents_program_event(struct clock_event_device *dev,
+                              uint64_t expires_ns, uint64_t now_ns);
+
+/* The boot option clockevent=NAME (honoured by the tick code). */
+void clockevents_set_preferred(const char *name);
+const char *clockevents_preferred(void);
+
+#endif

@@ -1,0 +1,80 @@
+/* include/time/clocksource.h — free-running counters read as time.
+ *
+ * A clocksource is a counter that ticks at a known, fixed frequency and is
+ * never reprogrammed: the TSC, the ACPI PM timer, the HPET main counter, or
+ * (worst case) a count of PIT interrupts.  The driver says how to read it,
+ * how wide it is and how fast it runs; the core (kernel/time/clocksource.c)
+ * derives mult/shift so that    ns = (cycles * mult) >> shift.
+ *
+ * Rating scale (higher is better; the best usable one is selected):
+ *     1-99   unfit for real use; only if nothing else exists
+ *   100-199  works, but coarse, slow to read, or lost across skipped ticks
+ *   200-299  good: correct, keeps counting while halted, but slow to read
+ *   300-399  desired: fast and precise
+ *   400-499  perfect: the ideal source (unused in lull)
+ * Each driver justifies its number in one line next to its struct.
+ */
+#ifndef LULL_TIME_CLOCKSOURCE_H
+#define LULL_TIME_CLOCKSOURCE_H
+
+#include "../compiler.h"
+
+/* Flags a driver sets. */
+#define CLOCK_SOURCE_CONTINUOUS  (1u << 0)  /* keeps counting while the CPU halts
+                                               and when no tick interrupt comes,
+                                               so it can measure skipped ticks */
+#define CLOCK_SOURCE_UNSTABLE    (1u << 1)  /* failed a check: never select it */
+
+struct clocksource {
+	/* --- set by the driver --- */
+	const char *name;
+	int rating;
+	uint64_t (*read)(struct clocksource *cs);   /* raw counter, masked or not */
+	uint64_t mask;          /* counter width: (1 << bits) - 1 */
+	uint64_t freq_hz;       /* counting rate, measured or from the spec */
+	uint32_t flags;
+
+	/* --- derived by clocksource_register() --- */
+	uint32_t mult, shift;   /* ns = (cycles * mult) >> shift */
+	uint64_t max_cycles;    /* largest delta that converts without 64-bit
+	                           overflow and before the counter wraps */
+	uint64_t max_idle_ns;   /* how long the counter may go unread before a
+	                           wrap could be missed (half its range, so there
+	                           is margin): 24-bit PM timer ~2.3 s */
+	struct clocksource *next;   /* registry list */
+};
+
+/* Compute mult/shift converting `from` Hz into `to` Hz such that a delta of
+ * up to maxsec seconds does not overflow 64 bits, with the largest shift
+ * (best precision) that allows it. */
+void clocks_calc_mult_shift(uint32_t *mult, uint32_t *shift,
+                            uint64_t from, uint64_t to, uint64_t maxsec);
+
+static inline uint64_t clocksource_cyc2ns(uint64_t cycles, uint32_t mult, uint32_t shift)
+{
+	return (cycles * mult) >> shift;
+}
+
+/* Register a driver's counter: derives mult/shift/max_*, adds it to the
+ * registry and re-selects the best one (unless the user pinned one with
+ * clocksource=NAME and it is usable).  Returns 0 or -EINVAL. */
+int clocksource_register(struct clocksource *cs);
+
+/* The counter timekeeping reads now. */
+struct clocksource *clocksource_current(void);
+
+/* Walk the registry (for the shell's listing). */
+struct clocksource *clocksource_first(void);
+
+/* Switch timekeeping to NAME without a jump in time.
+ * -ENOENT unknown name, -EINVAL flagged unstable. */
+int clocksource_select_by_name(const char *name);
+
+/* The boot option clocksource=NAME: remembered and honoured when that
+ * counter registers. */
+void clocksource_set_preferred(const char *name);
+
+/* Mark a counter unstable (it failed a check); switches away if current. */
+void clocksource_mark_unstable(struct clocksource *cs, const char *why);
+
+#endif

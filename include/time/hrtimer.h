@@ -1,0 +1,51 @@
+/* include/time/hrtimer.h — high-resolution timers: nanosecond deadlines.
+ *
+ * Kept in a binary min-heap ordered by deadline: O(log n) start and cancel,
+ * O(1) earliest.  They fire from the clock event device in one-shot mode, at
+ * their own deadline rather than at a tick.  The caller owns the struct; the
+ * heap holds pointers in a fixed array of HRTIMER_MAX slots.
+ */
+#ifndef LULL_TIME_HRTIMER_H
+#define LULL_TIME_HRTIMER_H
+
+#include "../compiler.h"
+
+#define HRTIMER_MAX 128
+
+enum hrtimer_restart { HRTIMER_NORESTART, HRTIMER_RESTART };
+
+struct hrtimer {
+	uint64_t expires_ns;       /* absolute, ktime_get_ns() clock */
+	enum hrtimer_restart (*function)(struct hrtimer *t);
+	const char *name;
+	int heap_index;            /* -1: not queued */
+};
+
+void hrtimer_init(struct hrtimer *t, enum hrtimer_restart (*fn)(struct hrtimer *), const char *name);
+/* Queue (or re-queue) t at expires_ns.  -ENOSPC if the heap is full. */
+int hrtimer_start(struct hrtimer *t, uint64_t expires_ns);
+/* Dequeue.  Returns 1 if it was queued. */
+int hrtimer_cancel(struct hrtimer *t);
+static inline bool hrtimer_is_queued(const struct hrtimer *t) { return t->heap_index >= 0; }
+
+/* Push t's deadline forward by whole intervals until it is after now;
+ * returns how many intervals were added (overruns + 1).  For callbacks that
+ * return HRTIMER_RESTART with absolute, drift-free periods. */
+uint64_t hrtimer_forward(struct hrtimer *t, uint64_t now_ns, uint64_t interval_ns);
+
+/* Earliest deadline; false if none queued. */
+bool hrtimer_next_expiry(uint64_t *expires_ns);
+
+/* Run every timer with expires_ns <= now_ns, earliest first; a callback
+ * returning HRTIMER_RESTART is re-queued at its (forwarded) expires_ns.
+ * Returns the number of callbacks run. */
+unsigned hrtimer_run_expired(uint64_t now_ns);
+
+unsigned hrtimer_count(void);
+void hrtimer_for_each(void (*fn)(struct hrtimer *t, void *ctx), void *ctx);
+
+/* Called (with interrupts off) when a newly started timer becomes the
+ * earliest, so the tick code can reprogram the event device sooner. */
+extern void (*hrtimer_first_changed)(uint64_t expires_ns);
+
+#endif

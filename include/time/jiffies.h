@@ -1,0 +1,42 @@
+/* include/time/jiffies.h — the tick count, and how to compare it safely.
+ *
+ * jiffies_64 counts ticks since boot (plus an offset, below).  Code reads the
+ * 32-bit view `jiffies`, as i386 Linux did, which wraps every 2^32 ticks
+ * (49.7 days at HZ=1000).  Never compare two jiffies values with < or >:
+ * use time_after() and friends, which stay right across the wrap as long as
+ * the two values are less than 2^31 ticks apart.
+ *
+ * Like Linux's INITIAL_JIFFIES, lull starts jiffies shortly before the 32-bit
+ * wrap — JIFFIES_WRAP_AFTER_S seconds — so that every boot, and nearly every
+ * test, crosses it and any unsafe comparison shows up at once.
+ */
+#ifndef LULL_TIME_JIFFIES_H
+#define LULL_TIME_JIFFIES_H
+
+#include "../compiler.h"
+
+#ifndef CONFIG_HZ
+#define CONFIG_HZ 250
+#endif
+
+#define JIFFIES_WRAP_AFTER_S  2u
+/* The 32-bit jiffies value at boot for a given tick rate. */
+#define INITIAL_JIFFIES(hz)   ((uint32_t)(0u - JIFFIES_WRAP_AFTER_S * (uint32_t)(hz)))
+
+extern volatile uint64_t jiffies_64;
+/* The 32-bit view: a single aligned 32-bit load, so atomic on i386. */
+#define jiffies ((uint32_t)jiffies_64)
+
+/* The tick rate in force.  Starts at CONFIG_HZ (make HZ=...), may be changed
+ * by the boot option hz= or at runtime. */
+extern unsigned tick_hz;
+
+/* a is after b, etc., for 32-bit jiffies (and any 32-bit wrapping counter). */
+static inline bool time_after(uint32_t a, uint32_t b)     { return (int32_t)(b - a) < 0; }
+static inline bool time_before(uint32_t a, uint32_t b)    { return time_after(b, a); }
+static inline bool time_after_eq(uint32_t a, uint32_t b)  { return (int32_t)(a - b) >= 0; }
+static inline bool time_before_eq(uint32_t a, uint32_t b) { return time_after_eq(b, a); }
+
+static inline bool hz_is_valid(unsigned hz) { return hz == 100 || hz == 250 || hz == 1000; }
+
+#endif

@@ -1,0 +1,30 @@
+/* include/time/timekeeping.h — monotonic time since boot, in nanoseconds.
+ *
+ * Built on the current clocksource: the core remembers the counter value and
+ * the time at the last update, and adds ((now - last) & mask) converted to
+ * ns.  That is wrap-safe as long as timekeeping_update() runs at least every
+ * timekeeping_max_idle_ns(): the tick, every timer interrupt and every idle
+ * exit call it.
+ */
+#ifndef LULL_TIME_TIMEKEEPING_H
+#define LULL_TIME_TIMEKEEPING_H
+
+#include "clocksource.h"
+
+/* Start keeping time on cs (called once the first clocksource exists). */
+void timekeeping_init(struct clocksource *cs);
+
+/* Monotonic ns since timekeeping_init; never goes backwards. */
+uint64_t ktime_get_ns(void);
+
+/* Fold the counter's progress into the base: keeps ktime_get_ns wrap-safe. */
+void timekeeping_update(void);
+
+/* How long the system may go without timekeeping_update() (the current
+ * clocksource's max_idle_ns). */
+uint64_t timekeeping_max_idle_ns(void);
+
+/* Switch to another counter at this instant, with no jump in time. */
+void timekeeping_change_clocksource(struct clocksource *cs);
+
+#endif

@@ -1,0 +1,103 @@
+/* kernel/lib/cmdline.c — split the boot command line and hand each
+ * `key=value` or `key` to the option that declared it (include/cmdline.h).
+ *
+ * Portable: tests/unit/test_cmdline.c runs it on the host.  Words are
+ * separated by spaces or tabs; no quoting (no option needs a space).
+ */
+#include "cmdline.h"
+#include "kprintf.h"
+#include "kstring.h"
+
+extern const struct boot_option __start_boot_options[];
+extern const struct boot_option __stop_boot_options[];
+
+struct cmdline boot_cmdline;
+
+const struct boot_option *cmdline_options_begin(void) { return __start_boot_options; }
+const struct boot_option *cmdline_options_end(void) { return __stop_boot_options; }
+
+const struct boot_option *cmdline_find_option(const char *name)
+{
+	for (const struct boot_option *o = __start_boot_options; o < __stop_boot_options; o++)
+		if (strcmp(o->name, name) == 0)
+			return o;
+	return NULL;
+}
+
+static bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+static void handle_word(struct cmdline *cl, char *word, bool first)
+{
+	char *eq = strchr(word, '=');
+	const char *key = word, *value = NULL;
+
+	if (eq) {
+		*eq = '\0';
+		value = eq + 1;
+	}
+	const struct boot_option *opt = key[0] ? cmdline_find_option(key) : NULL;
+
+	/* Multiboot loaders (GRUB, QEMU -kernel) put the kernel's path first. */
+	if (first && !eq && !opt) {
+		cl->image = key;
+		return;
+	}
+	if (cl->nargs == CMDLINE_MAX_ARGS) {
+		kprintf("cmdline: too many options, ignoring '%s' and the rest\n", key);
+		cl->warnings++;
+		return;
+	}
+	struct cmdline_arg *a = &cl->args[cl->nargs++];
+	a->key = key;
+	a->value = value;
+	if (!key[0] || (eq && !value[0])) {
+		a->status = CMDLINE_MALFORMED;
+		kprintf("cmdline: malformed option '%s%s%s' (ignored)\n",
+		        key, eq ? "=" : "", value ? value : "");
+	} else if (!opt) {
+		a->status = CMDLINE_UNKNOWN;
+		kprintf("cmdline: unknown option '%s' (ignored)\n", key);
+	} else if (opt->parse(value) != 0) {
+		a->status = CMDLINE_BAD_VALUE;
+		if (value)
+			kprintf("cmdline: bad value '%s' for option '%s' (ignored; %s)\n",
+			        value, key, opt->help);
+		else
+			kprintf("cmdline: option '%s' needs a value (ignored; %s)\n", key, opt->help);
+	} else {
+		a->status = CMDLINE_OK;
+	}
+	if (a->status != CMDLINE_OK)
+		cl->warnings++;
+}
+
+void cmdline_parse(struct cmdline *cl, const char *line)
+{
+	memset(cl, 0, sizeof(*cl));
+	if (!line)
+		line = "";
+	size_t n = strlen(line);
+	if (n >= CMDLINE_MAX) {
+		kprintf("cmdline: longer than %u characters, cut\n", CMDLINE_MAX - 1);
+		n = CMDLINE_MAX - 1;
+		cl->warnings++;
+	}
+	memcpy(cl->text, line, n);
+	memcpy(cl->words, line, n);
+
+	bool first = true;
+	char *p = cl->words;
+	while (*p) {
+		while (is_space(*p))
+			*p++ = '\0';
+		if (!*p)
+			break;
+		char *word = p;
+		while (*p && !is_space(*p))
+			p++;
+		if (*p)
+			*p++ = '\0';
+		handle_word(cl, word, first);
+		first = false;
+	}
+}

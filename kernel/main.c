@@ -1,0 +1,55 @@
+/* kernel/main.c — from the boot loader to the shell.
+ *
+ * The order below is the whole init sequence: each step may use what the
+ * steps above it set up, and nothing runs behind its back (no initcalls).
+ * docs/boot.md walks through it.
+ */
+#include "cmdline.h"
+#include "console.h"
+#include "drivers.h"
+#include "kprintf.h"
+#include "multiboot.h"
+#include "panic.h"
+#include "paging.h"
+#include "shell.h"
+#include "trap.h"
+#include "version.h"
+#include "x86.h"
+
+const struct multiboot_info *boot_info;
+
+/* RAM size from the loader: mem_upper counts KiB above 1 MiB. */
+static uint64_t ram_bytes(void)
+{
+	if (boot_info->flags & MULTIBOOT_INFO_MEMORY)
+		return (1024ULL + boot_info->mem_upper) * 1024;
+	return 16ULL << 20;     /* no information: assume a modest 16 MiB */
+}
+
+void kmain(uint32_t magic, uint32_t mbi_addr);
+
+void kmain(uint32_t magic, uint32_t mbi_addr)
+{
+	console_init();                 /* COM1 (polled) + VGA: kprintf works */
+	if (magic != MULTIBOOT_BOOTLOADER_MAGIC) {
+		kprintf("lull: not started by a Multiboot loader (EAX=0x%08x, expected 0x%08x).\n"
+		        "lull: boot it with GRUB or qemu-system-i386 -kernel; halting.\n",
+		        magic, MULTIBOOT_BOOTLOADER_MAGIC);
+		halt_forever();
+	}
+	boot_info = (const struct multiboot_info *)mbi_addr;
+	gdt_init();                     /* our own flat segments */
+	idt_init();                     /* every vector -> boot/vectors.asm */
+	pic_init();                     /* IRQs at 0x20..0x2F, all masked */
+	kprintf("\n%s\n", lull_build_info);
+	cmdline_parse(&boot_cmdline,    /* options record their values */
+	              (boot_info->flags & MULTIBOOT_INFO_CMDLINE) ? (const char *)boot_info->cmdline : "");
+	cpu_identify();                 /* CPUID, if the CPU has it */
+	paging_init(ram_bytes());       /* identity map; stray pointers fault */
+	paging_unmap_null_page();       /* NULL dereferences fault from here on */
+	uart_enable_rx_irq();           /* serial input by interrupt */
+	ps2_keyboard_init();            /* keyboard input by interrupt */
+	sti();                          /* interrupts on: the system is live */
+	kprintf("boot: ready (%u warnings on the command line)\n", boot_cmdline.warnings);
+	shell_run();                    /* never returns */
+}

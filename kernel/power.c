@@ -1,0 +1,44 @@
+/* kernel/power.c — reboot and power off, trying the proper way first and
+ * falling back to cruder ones, so neither command can leave the machine in
+ * an odd half-state.
+ *
+ * reboot:   8042 reset line (drivers/i8042.c), then a deliberate triple
+ *           fault (an empty IDT and an interrupt: the CPU can't deliver it,
+ *           can't deliver the #DF either, and resets).
+ * poweroff: ACPI S5 (drivers/acpi.c, when there is ACPI), then QEMU's
+ *           isa-debug-exit, then a message and halt.
+ */
+#include "power.h"
+#include "drivers.h"
+#include "kprintf.h"
+#include "panic.h"
+#include "x86.h"
+
+/* Give the 8042 this long to pull RESET before trying something else. */
+#define RESET_WAIT_SPINS 10000000
+
+int acpi_poweroff(void) __attribute__((weak));
+
+__noreturn void machine_reboot(void)
+{
+	kprintf("reboot: resetting through the 8042 keyboard controller\n");
+	cli();
+	i8042_pulse_reset();
+	for (volatile unsigned i = 0; i < RESET_WAIT_SPINS; i++)
+		;
+	kprintf("reboot: 8042 reset did not happen; forcing a triple fault\n");
+	static const struct __packed { uint16_t limit; uint32_t base; } no_idt = { 0, 0 };
+	__asm__ __volatile__("lidt %0; int3" :: "m"(no_idt));
+	halt_forever();
+}
+
+__noreturn void machine_poweroff(void)
+{
+	kprintf("poweroff: bye\n");
+	cli();
+	if (acpi_poweroff)
+		acpi_poweroff();                /* returns only if S5 failed */
+	qemu_debug_exit(QEMU_EXIT_POWEROFF);
+	kprintf("poweroff: no ACPI S5 and no isa-debug-exit device; halting instead\n");
+	halt_forever();
+}
