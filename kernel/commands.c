@@ -4,6 +4,8 @@
  * that this one table is the whole shell.
  */
 #include "shell.h"
+#include "acpi.h"
+#include "timer_hw.h"
 #include "args.h"
 #include "cmdline.h"
 #include "kprintf.h"
@@ -27,6 +29,8 @@ const struct shell_command shell_commands[] = {
 	{ "mem",      "",             "memory map from the boot loader",        cmd_mem },
 	{ "reboot",   "",             "reset the machine",                      cmd_reboot },
 	{ "poweroff", "",             "power off (ACPI S5, or QEMU's debug exit)", cmd_poweroff },
+	{ "acpi",     "",             "ACPI tables found and what lull uses from them", cmd_acpi },
+	{ "date",     "",             "date and time from the CMOS clock (ISO 8601)", cmd_date },
 	{ "fault",    "ud|gp|pf|de",  "raise a CPU exception on purpose (shows the panic report)", cmd_fault },
 };
 const unsigned shell_command_count = ARRAY_SIZE(shell_commands);

@@ -4,6 +4,7 @@
  * steps above it set up, and nothing runs behind its back (no initcalls).
  * docs/boot.md walks through it.
  */
+#include "acpi.h"
 #include "cmdline.h"
 #include "console.h"
 #include "drivers.h"
@@ -12,6 +13,7 @@
 #include "panic.h"
 #include "paging.h"
 #include "shell.h"
+#include "timer_hw.h"
 #include "trap.h"
 #include "version.h"
 #include "x86.h"
@@ -46,7 +48,14 @@ void kmain(uint32_t magic, uint32_t mbi_addr)
 	              (boot_info->flags & MULTIBOOT_INFO_CMDLINE) ? (const char *)boot_info->cmdline : "");
 	cpu_identify();                 /* CPUID, if the CPU has it */
 	paging_init(ram_bytes());       /* identity map; stray pointers fault */
+	acpi_init();                    /* RSDP, FADT, MADT, HPET tables (reads the BIOS area) */
 	paging_unmap_null_page();       /* NULL dereferences fault from here on */
+	pit_init();                     /* stop the firmware's 18.2 Hz tick; PIT devices */
+	hpet_init();                    /* HPET counter + comparator, if the table says so */
+	acpi_pm_init();                 /* ACPI PM timer, if the FADT has one */
+	tsc_init();                     /* TSC, calibrated against the best of the above */
+	lapic_init();                   /* local APIC and its timer, calibrated likewise */
+	rtc_init();                     /* CMOS clock for `date` */
 	uart_enable_rx_irq();           /* serial input by interrupt */
 	ps2_keyboard_init();            /* keyboard input by interrupt */
 	sti();                          /* interrupts on: the system is live */

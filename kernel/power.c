@@ -2,13 +2,14 @@
  * falling back to cruder ones, so neither command can leave the machine in
  * an odd half-state.
  *
- * reboot:   8042 reset line (drivers/i8042.c), then a deliberate triple
+ * reboot:   the FADT's reset register (ACPI 6.5, 4.8.3.6), then the 8042 reset line (drivers/i8042.c), then a deliberate triple
  *           fault (an empty IDT and an interrupt: the CPU can't deliver it,
  *           can't deliver the #DF either, and resets).
  * poweroff: ACPI S5 (drivers/acpi.c, when there is ACPI), then QEMU's
  *           isa-debug-exit, then a message and halt.
  */
 #include "power.h"
+#include "acpi.h"
 #include "drivers.h"
 #include "kprintf.h"
 #include "panic.h"
@@ -17,12 +18,11 @@
 /* Give the 8042 this long to pull RESET before trying something else. */
 #define RESET_WAIT_SPINS 10000000
 
-int acpi_poweroff(void) __attribute__((weak));
-
 __noreturn void machine_reboot(void)
 {
 	kprintf("reboot: resetting through the 8042 keyboard controller\n");
 	cli();
+	acpi_reset();                           /* returns only if it failed */
 	i8042_pulse_reset();
 	for (volatile unsigned i = 0; i < RESET_WAIT_SPINS; i++)
 		;
@@ -36,8 +36,7 @@ __noreturn void machine_poweroff(void)
 {
 	kprintf("poweroff: bye\n");
 	cli();
-	if (acpi_poweroff)
-		acpi_poweroff();                /* returns only if S5 failed */
+	acpi_poweroff();                        /* returns only if S5 failed */
 	qemu_debug_exit(QEMU_EXIT_POWEROFF);
 	kprintf("poweroff: no ACPI S5 and no isa-debug-exit device; halting instead\n");
 	halt_forever();
