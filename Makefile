@@ -101,15 +101,20 @@ QEMU_DISPLAY := $(if $(GUI),,-display none)
 QEMU_COMMON := $(QEMU_ACCEL) -m 128 -no-reboot $(QEMU_DISPLAY) \
                -device isa-debug-exit,iobase=0xf4,iosize=0x04 $(QEMU_EXTRA)
 
+# The serial console on this terminal, multiplexed with QEMU's monitor
+# (Ctrl-A C switches, Ctrl-A X quits); signal=off so Ctrl-C reaches lull.
+QEMU_CONSOLE := -chardev stdio,id=console,mux=on,signal=off -serial chardev:console \
+                -mon chardev=console
+
 run: $(BUILD)/lull.iso
-	@echo "lull: serial console on this terminal; quit QEMU with Ctrl-A X"
-	-$(QEMU) $(QEMU_COMMON) -cdrom $< -serial mon:stdio
+	@echo "lull: serial console on this terminal; Ctrl-A X quits QEMU, Ctrl-A C its monitor"
+	-$(QEMU) $(QEMU_COMMON) -cdrom $< $(QEMU_CONSOLE)
 
 debug: $(BUILD)/lull.elf $(BUILD)/lull.iso
 	@printf 'file %s\ntarget remote localhost:1234\n' $(abspath $(BUILD)/lull.elf) > .gdbinit
 	@echo "lull: QEMU waits for gdb on :1234. In another terminal, run:  gdb -x .gdbinit"
 	@echo "      (or: gdb $(BUILD)/lull.elf -ex 'target remote :1234'); then 'break kmain', 'continue'"
-	-$(QEMU) $(QEMU_COMMON) -cdrom $(BUILD)/lull.iso -serial mon:stdio -s -S
+	-$(QEMU) $(QEMU_COMMON) -cdrom $(BUILD)/lull.iso $(QEMU_CONSOLE) -s -S
 
 # ---------------------------------------------------------------- tests
 UNIT_DIR := $(BUILD)/unit

@@ -1,6 +1,7 @@
 /* kernel/lib/lineedit.c — see include/lineedit.h.
  *
- * Erasing uses "\b \b" (back, blank, back) rather than ANSI codes, so the
+ * A new line is echoed as "\n": the console turns it into CR LF for
+ * terminals.  Erasing uses "\b \b" (back, blank, back) rather than ANSI codes, so the
  * same echo works on a serial terminal and on the VGA screen. */
 #include "lineedit.h"
 #include "console.h"
@@ -86,6 +87,11 @@ enum lineedit_result lineedit_feed(struct lineedit *le, char c, char *out)
 	char prev = le->last;
 	le->last = c;
 
+	/* A control byte inside an escape sequence ends the sequence and acts
+	 * as itself (as on a VT100), so Enter after a garbled ESC [ 9 9 still
+	 * ends the line. */
+	if (le->esc && (unsigned char)c < 0x20)
+		le->esc = 0;
 	if (le->esc == 1) {                     /* after ESC: expect '[' */
 		le->esc = (c == '[') ? 2 : 0;
 		return LE_NONE;
@@ -107,7 +113,7 @@ enum lineedit_result lineedit_feed(struct lineedit *le, char c, char *out)
 			return LE_NONE;         /* second half of CR LF */
 		/* fall through */
 	case '\r': {
-		echo(le, "\r\n");
+		echo(le, "\n");
 		bool too_long = le->typed > LINEEDIT_MAX;
 		if (!too_long) {
 			memcpy(out, le->buf, le->len + 1);
@@ -117,7 +123,7 @@ enum lineedit_result lineedit_feed(struct lineedit *le, char c, char *out)
 		return too_long ? LE_TOO_LONG : LE_LINE;
 	}
 	case CTRL('C'):
-		echo(le, "^C\r\n");
+		echo(le, "^C\n");
 		reset(le);
 		return LE_CANCEL;
 	case CTRL('U'):

@@ -49,7 +49,7 @@ static void test_simple_line(void **state)
 	(void)state;
 	assert_int_equal(feed("help\r"), LE_LINE);
 	assert_string_equal(out, "help");
-	assert_string_equal(echoed, "help\r\n");
+	assert_string_equal(echoed, "help\n");
 }
 
 static void test_crlf_is_one_enter(void **state)
@@ -68,7 +68,7 @@ static void test_backspace_and_del(void **state)
 	(void)state;
 	assert_int_equal(feed("helx\bp\x7f\x7flp\r"), LE_LINE);
 	assert_string_equal(out, "help");
-	assert_string_equal(echoed, "helx\b \bp\b \b\b \blp\r\n");
+	assert_string_equal(echoed, "helx\b \bp\b \b\b \blp\n");
 	setup(NULL);
 	feed("\b\b\x7f");                       /* nothing to erase: no echo */
 	assert_int_equal(echoed_len, 0);
@@ -94,6 +94,11 @@ static void test_control_bytes_ignored(void **state)
 	/* Unknown escape sequences vanish whole, parameters and all. */
 	assert_int_equal(feed("x\x1b[3~y\x1bOz\r"), LE_LINE);
 	assert_string_equal(out, "xyz");
+	/* Enter inside an unfinished sequence still ends the line. */
+	assert_int_equal(feed("ok\x1b[999\r"), LE_LINE);
+	assert_string_equal(out, "ok");
+	assert_int_equal(feed("a\x1b\r"), LE_LINE);
+	assert_string_equal(out, "a");
 }
 
 static void test_too_long(void **state)

@@ -1,0 +1,200 @@
+"""pytest fixtures that boot lull in QEMU and talk to its serial shell.
+
+Every test gets `boot`, a factory:
+
+    vm = boot(append="hz=100", machine="isapc", cpu="486")
+    out = vm.cmd("uptime")          # type a line, return its output
+    vm.expect(r"regex")             # wait for console output
+    code = vm.wait_exit()           # QEMU's exit status
+
+QEMU runs under TCG unless ACCEL=kvm is set (only where hardware
+virtualization is real).  The whole serial log of every boot is written to
+build/test-logs/<test name>[-N].log; when a test fails, its tail is printed
+in the report.
+"""
+import os
+import re
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+
+import pexpect
+import pytest
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+BUILD = os.environ.get("BUILD", os.path.join(ROOT, "build"))
+ELF = os.path.join(BUILD, "lull.elf")
+ISO = os.path.join(BUILD, "lull.iso")
+LOG_DIR = os.path.join(BUILD, "test-logs")
+ACCEL = os.environ.get("ACCEL", "tcg")
+PROMPT = "lull> "
+# Host exit statuses (QEMU isa-debug-exit gives (code << 1) | 1; see
+# include/power.h).
+EXIT_ACPI_POWEROFF = 0
+EXIT_DEBUG_POWEROFF = 1
+EXIT_SELFTEST_PASS = 33
+EXIT_SELFTEST_FAIL = 35
+
+
+class Lull:
+    """One running QEMU with lull's serial console on a pty."""
+
+    def __init__(self, args, log_path, timeout):
+        self.log_path = log_path
+        self.logf = open(log_path, "w", encoding="utf-8", errors="replace")
+        self.logf.write("$ " + " ".join(args) + "\n")
+        self.logf.flush()
+        self.args = args
+        self.child = pexpect.spawn(args[0], args[1:], encoding="utf-8",
+                                   codec_errors="replace", timeout=timeout,
+                                   echo=False)
+        self.child.logfile_read = self.logf
+        self.child.delaybeforesend = None
+        self.monitor_path = None
+        self.started = time.monotonic()
+
+    # -- console ---------------------------------------------------------
+    def expect(self, pattern, timeout=10):
+        """Wait for a regex on the console; return the match object."""
+        self.child.expect(pattern, timeout=timeout)
+        return self.child.match
+
+    def expect_exact(self, text, timeout=10):
+        self.child.expect_exact(text, timeout=timeout)
+
+    def wait_prompt(self, timeout=20):
+        self.child.expect_exact(PROMPT, timeout=timeout)
+        return self.child.before
+
+    def type(self, text, per_char=0.001):
+        """Type like a person: one byte at a time."""
+        for ch in text:
+            self.child.send(ch)
+            if per_char:
+                time.sleep(per_char)
+
+    def send(self, raw):
+        """Send bytes at once (a paste)."""
+        self.child.send(raw)
+
+    def cmd(self, line, timeout=10):
+        """Type a line and Enter; return what it printed before the next prompt."""
+        self.type(line + "\r")
+        out = self.wait_prompt(timeout)
+        out = out.replace("\r\n", "\n")
+        # Drop the echo of the line itself.
+        first_nl = out.find("\n")
+        return out[first_nl + 1:] if first_nl >= 0 else ""
+
+    def wait_exit(self, timeout=20):
+        """Wait for QEMU to exit; return its exit status."""
+        self.child.expect(pexpect.EOF, timeout=timeout)
+        self.child.close()
+        return self.child.exitstatus
+
+    def alive(self):
+        return self.child.isalive()
+
+    def log_text(self):
+        if not self.logf.closed:
+            self.logf.flush()
+        with open(self.log_path, encoding="utf-8", errors="replace") as f:
+            return f.read()
+
+    # -- QEMU monitor (keyboard, VGA memory) -----------------------------
+    def monitor(self, command):
+        """Run a QEMU human-monitor command; return its output."""
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.settimeout(5)
+        s.connect(self.monitor_path)
+        buf = b""
+        while not buf.endswith(b"(qemu) "):
+            buf += s.recv(4096)
+        s.sendall(command.encode() + b"\n")
+        buf = b""
+        while not buf.endswith(b"(qemu) "):
+            buf += s.recv(4096)
+        s.close()
+        return buf.decode(errors="replace")
+
+    def close(self):
+        if self.child.isalive():
+            self.child.terminate(force=True)
+        self.logf.close()
+
+
+def qemu_args(elf=ELF, iso=None, append=None, machine=None, cpu=None,
+              icount=None, extra=(), monitor=None, memory=128):
+    args = ["qemu-system-i386", "-accel", ACCEL, "-m", str(memory),
+            "-display", "none", "-no-reboot",
+            # signal=off: a Ctrl-C typed in a test goes to lull, not QEMU.
+            "-chardev", "stdio,id=console,signal=off", "-serial", "chardev:console",
+            "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04"]
+    if machine:
+        args += ["-machine", machine]
+    if cpu:
+        args += ["-cpu", cpu]
+    if icount is not None:
+        args += ["-icount", f"shift={icount},align=off,sleep=off"]
+    if monitor:
+        args += ["-monitor", f"unix:{monitor},server,nowait"]
+    else:
+        args += ["-monitor", "none"]
+    if iso:
+        args += ["-cdrom", iso]
+    else:
+        args += ["-kernel", elf]
+        if append is not None:
+            args += ["-append", append]
+    return args + list(extra)
+
+
+@pytest.hookimpl(hookwrapper=True, tryfirst=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    rep = outcome.get_result()
+    setattr(item, "rep_" + rep.when, rep)
+
+
+@pytest.fixture
+def boot(request):
+    """Factory fixture: boot(...) -> Lull at its first prompt."""
+    os.makedirs(LOG_DIR, exist_ok=True)
+    vms = []
+    tmp = tempfile.mkdtemp(prefix="lull-test-")
+    name = re.sub(r"[^A-Za-z0-9_.-]+", "_", request.node.name)
+
+    def _boot(append="", wait_prompt=True, timeout=30, monitor=False, iso=False, **kw):
+        idx = len(vms)
+        log = os.path.join(LOG_DIR, f"{name}{'-' + str(idx) if idx else ''}.log")
+        mon = os.path.join(tmp, f"mon{idx}.sock") if monitor else None
+        args = qemu_args(append=append if not iso else None,
+                         iso=ISO if iso else None, monitor=mon, **kw)
+        vm = Lull(args, log, timeout)
+        vm.monitor_path = mon
+        vms.append(vm)
+        if monitor:
+            deadline = time.monotonic() + 5
+            while not os.path.exists(mon) and time.monotonic() < deadline:
+                time.sleep(0.01)
+        if wait_prompt:
+            vm.wait_prompt(timeout)
+        return vm
+
+    yield _boot
+
+    failed = getattr(request.node, "rep_call", None)
+    for vm in vms:
+        vm.close()
+        if failed is not None and failed.failed:
+            tail = vm.log_text()[-3000:]
+            print(f"\n----- serial log {vm.log_path} (last 3000 chars) -----\n{tail}")
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
+@pytest.fixture
+def vm(boot):
+    """A default machine at its prompt."""
+    return boot()

@@ -1,0 +1,44 @@
+"""Booting: through GRUB from the ISO, and with -kernel -append; boot options."""
+import re
+
+from conftest import PROMPT
+
+
+def test_iso_boots_through_grub_to_prompt(boot):
+    vm = boot(iso=True, timeout=60)
+    log = vm.log_text()
+    assert "GNU GRUB" in log
+    assert "lull 0.1" in log
+    assert vm.cmd("version").startswith("lull ")
+
+
+def test_kernel_append_boots_and_reports_build(vm):
+    out = vm.cmd("version")
+    assert re.match(r"lull \d+\.\d+\.\d+ \(git [0-9a-f]+.*, built with HZ=(100|250|1000)\)", out)
+
+
+def test_cmdline_shows_options(boot):
+    vm = boot(append="selftest_bogus=1 plain")
+    out = vm.cmd("cmdline")
+    assert "command line:" in out and "selftest_bogus=1 plain" in out
+    assert "kernel image:" in out and "lull.elf" in out
+    assert "selftest_bogus=1  (unknown, ignored)" in out
+    assert "known options:" in out
+
+
+def test_unknown_and_malformed_options_warn_once_and_boot_continues(boot):
+    vm = boot(append="nosuchoption =x another=")
+    log = vm.log_text()
+    assert log.count("cmdline: unknown option 'nosuchoption' (ignored)") == 1
+    assert log.count("cmdline: malformed option '=x' (ignored)") == 1
+    assert log.count("cmdline: malformed option 'another=' (ignored)") == 1
+    assert "boot: ready (3 warnings" in log
+    assert vm.cmd("version").startswith("lull")
+
+
+def test_mem_lists_the_memory_map(boot):
+    vm = boot(memory=64)
+    out = vm.cmd("mem")
+    assert re.search(r"0x0000000000000000-0x000000000009[0-9a-f]{4}\s+usable", out)
+    m = re.search(r"usable RAM: (\d+) KiB", out)
+    assert m and 60 * 1024 < int(m.group(1)) <= 64 * 1024

@@ -1,0 +1,23 @@
+"""Leaving: poweroff and reboot end QEMU the expected way."""
+from conftest import EXIT_ACPI_POWEROFF, EXIT_DEBUG_POWEROFF
+
+
+def test_poweroff_with_acpi_exits_cleanly(boot):
+    vm = boot()
+    vm.type("poweroff\r")
+    assert vm.wait_exit() == EXIT_ACPI_POWEROFF
+
+
+def test_poweroff_without_acpi_uses_debug_exit(boot):
+    vm = boot(machine="isapc", cpu="486")
+    vm.type("poweroff\r")
+    vm.expect_exact("poweroff: bye")
+    assert vm.wait_exit() == EXIT_DEBUG_POWEROFF
+
+
+def test_reboot_resets_the_machine(boot):
+    vm = boot()
+    vm.type("reboot\r")
+    vm.expect_exact("reboot: resetting")
+    # -no-reboot turns the reset into a QEMU exit with status 0.
+    assert vm.wait_exit() == 0

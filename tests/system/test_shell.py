@@ -1,0 +1,113 @@
+"""The shell: commands, line editing, and bad input that must never break it."""
+import re
+
+import pytest
+
+from conftest import PROMPT
+
+COMMANDS_OF_THE_FOUNDATION = ["help", "version", "cmdline", "mem", "reboot",
+                              "poweroff", "fault", "acpi", "date"]
+
+
+def help_names(out):
+    return [line.split()[0] for line in out.splitlines() if line.startswith("  ")]
+
+
+def test_help_lists_every_command_with_a_description(vm):
+    out = vm.cmd("help")
+    names = help_names(out)
+    for c in COMMANDS_OF_THE_FOUNDATION:
+        assert c in names, c
+    for line in out.splitlines():
+        if line.startswith("  "):
+            assert len(line.split()) >= 2, f"no description: {line!r}"
+    assert len(names) == len(set(names))
+
+
+def test_every_listed_command_is_known(vm):
+    """No help entry without a handler: each name gets past 'unknown command'."""
+    for name in help_names(vm.cmd("help")):
+        if name in ("reboot", "poweroff", "fault", "busy", "idle", "sleep",
+                    "latency", "trace"):
+            continue                    # these end, crash or take time
+        out = vm.cmd(name + " x y z q w e r t", timeout=15)
+        assert "unknown command" not in out
+        assert out.startswith("usage:") or out.startswith("error:"), (name, out)
+
+
+def test_unknown_command(vm):
+    assert vm.cmd("frobnicate").strip() == "unknown command: frobnicate (try 'help')"
+    assert vm.cmd("frobnicate --now").strip() == "unknown command: frobnicate (try 'help')"
+
+
+def test_empty_and_blank_lines(vm):
+    assert vm.cmd("").strip() == ""
+    assert vm.cmd("   \t  ").strip() == ""
+
+
+def test_extra_arguments_give_usage(vm):
+    assert vm.cmd("version now").strip() == "usage: version"
+    assert vm.cmd("fault").strip() == "usage: fault ud|gp|pf|de"
+    assert vm.cmd("fault xx").strip() == "usage: fault ud|gp|pf|de"
+
+
+def test_overlong_line_is_rejected_whole(vm):
+    out = vm.cmd("help " + "a" * 300)
+    assert out.strip().endswith("error: line too long (max 255)")
+    assert "usage:" not in out                  # never executed truncated
+    assert vm.cmd("version").startswith("lull")
+
+
+def test_line_of_exactly_255_is_accepted(vm):
+    name = "z" * 255
+    out = vm.cmd(name)
+    assert out.strip() == f"unknown command: {name} (try 'help')"
+
+
+def test_pasted_200_characters_arrive_complete(vm):
+    name = "".join(chr(ord("a") + i % 26) for i in range(200))
+    vm.send(name + "\r")                        # all at once, like a paste
+    out = vm.wait_prompt()
+    assert f"unknown command: {name} (try 'help')" in out
+
+
+def test_several_pasted_lines_run_in_order(vm):
+    vm.send("version\rfrob1\rfrob2\r")
+    got = ""
+    for _ in range(3):
+        got += vm.wait_prompt()
+    assert got.index("lull 0.") < got.index("frob1 (try") < got.index("frob2 (try")
+
+
+def test_control_bytes_are_ignored(vm):
+    out = vm.cmd("\x01\x02ver\x07\x0bsion\x1b[Z\x1bO\x80\xfe")
+    assert out.startswith("lull ")
+    out = vm.cmd("\x00\x1f\x7f\x7f")
+    assert out.strip() == ""
+
+
+def test_backspace_del_ctrl_u_ctrl_c(vm):
+    assert vm.cmd("versiox\bn").startswith("lull")
+    assert vm.cmd("versiox\x7fn").startswith("lull")
+    assert vm.cmd("garbage\x15version").startswith("lull")
+    vm.type("garbage\x03")
+    vm.wait_prompt()
+    assert vm.cmd("version").startswith("lull")
+
+
+def test_history_up_and_down(vm):
+    vm.cmd("version")
+    vm.cmd("frob")
+    assert vm.cmd("\x1b[A\x1b[A").startswith("lull")
+    # History is now version, frob, version (newest first).
+    assert "unknown command: frob" in vm.cmd("\x1b[A\x1b[A\x1b[A\x1b[B")
+
+
+def test_bad_input_storm_leaves_shell_responsive(vm):
+    storm = "".join(chr(c) for c in range(1, 32) if c not in (3, 10, 13)) * 4
+    vm.send(storm + "\x1b[" + "9" * 50 + "\r")
+    vm.wait_prompt()
+    vm.send("x" * 1500 + "\r")
+    vm.expect_exact("error: line too long (max 255)")
+    vm.wait_prompt()
+    assert vm.cmd("version").startswith("lull")
