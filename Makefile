@@ -124,9 +124,13 @@ UNIT_TESTS := $(patsubst tests/unit/test_%.c,$(UNIT_DIR)/test_%,$(wildcard tests
 
 # Each host test lists the portable sources it links in a line
 #   // SOURCES: kernel/lib/kprintf.c ...
-$(UNIT_DIR)/test_%: tests/unit/test_%.c $(HZ_STAMP) | deps
+# (rebuilt when the test or any listed source changes; headers via -MD).
+unit_sources = $(shell sed -n 's,^// SOURCES: *,,p' $(1))
+.SECONDEXPANSION:
+$(UNIT_DIR)/test_%: tests/unit/test_%.c $$(call unit_sources,tests/unit/test_$$*.c) $(HZ_STAMP) | deps
 	@mkdir -p $(UNIT_DIR)
-	$(HOSTCC) $(UNIT_CFLAGS) -o $@ $< $$(sed -n 's,^// SOURCES: *,,p' $<) -lcmocka
+	@echo "  HOSTCC  $@"
+	@$(HOSTCC) $(UNIT_CFLAGS) -MD -MP -MF $@.d -o $@ $< $$(sed -n 's,^// SOURCES: *,,p' $<) -lcmocka
 
 unit: $(UNIT_TESTS)
 	@set -e; for t in $(UNIT_TESTS); do echo "== $$t"; $$t; done

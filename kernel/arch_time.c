@@ -5,3 +5,5 @@
 
 unsigned long arch_irq_save(void) { return irq_save(); }
 void arch_irq_restore(unsigned long flags) { irq_restore((uint32_t)flags); }
+void arch_irq_enable(void) { sti(); }
+void arch_irq_disable(void) { cli(); }

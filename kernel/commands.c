@@ -6,6 +6,7 @@
 #include "shell.h"
 #include "acpi.h"
 #include "timer_hw.h"
+#include "time_commands.h"
 #include "args.h"
 #include "cmdline.h"
 #include "kprintf.h"
@@ -31,6 +32,15 @@ const struct shell_command shell_commands[] = {
 	{ "poweroff", "",             "power off (ACPI S5, or QEMU's debug exit)", cmd_poweroff },
 	{ "acpi",     "",             "ACPI tables found and what lull uses from them", cmd_acpi },
 	{ "date",     "",             "date and time from the CMOS clock (ISO 8601)", cmd_date },
+	{ "uptime",   "",             "time since boot (clocksource), jiffies, HZ", cmd_uptime },
+	{ "clocksource", "[NAME]",    "list counters (* = in use), or switch to NAME", cmd_clocksource },
+	{ "clockevent", "[NAME]",     "list timer interrupt devices (* = tick), or switch the tick to NAME", cmd_clockevent },
+	{ "timers",   "",             "pending wheel timers and hrtimers", cmd_timers },
+	{ "irqs",     "",             "interrupt counts per line, like /proc/interrupts", cmd_irqs },
+	{ "sleep",    "MS",           "sleep MS milliseconds (0..86400000) on a timer; Ctrl-C stops", cmd_sleep },
+	{ "hz",       "[100|250|1000]", "show the tick rate, or change it at runtime", cmd_hz },
+	{ "tick",     "[periodic|dyntick|tickless]", "show or switch the tick mode", cmd_tick },
+	{ "busy",     "SECONDS",      "spin for 1..3600 s with the tick running (Ctrl-C stops)", cmd_busy },
 	{ "fault",    "ud|gp|pf|de",  "raise a CPU exception on purpose (shows the panic report)", cmd_fault },
 };
 const unsigned shell_command_count = ARRAY_SIZE(shell_commands);

@@ -12,8 +12,10 @@
 #include "multiboot.h"
 #include "panic.h"
 #include "paging.h"
+#include "selftest.h"
 #include "shell.h"
 #include "timer_hw.h"
+#include "time/tick.h"
 #include "trap.h"
 #include "version.h"
 #include "x86.h"
@@ -56,6 +58,8 @@ void kmain(uint32_t magic, uint32_t mbi_addr)
 	tsc_init();                     /* TSC, calibrated against the best of the above */
 	lapic_init();                   /* local APIC and its timer, calibrated likewise */
 	rtc_init();                     /* CMOS clock for `date` */
+	selftest_run_if_requested();    /* boot option selftest: KTAP, then exit */
+	tick_init();                    /* choose the tick device and mode; start ticking */
 	uart_enable_rx_irq();           /* serial input by interrupt */
 	ps2_keyboard_init();            /* keyboard input by interrupt */
 	sti();                          /* interrupts on: the system is live */

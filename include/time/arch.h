@@ -13,6 +13,11 @@
 unsigned long arch_irq_save(void);
 void arch_irq_restore(unsigned long flags);
 
+/* Turn interrupts on / off unconditionally: the tick code runs expired
+ * timers with interrupts on, from inside an interrupt handler's exit path. */
+void arch_irq_enable(void);
+void arch_irq_disable(void);
+
 /* Print through the kernel console (the host tests print or swallow). */
 int kprintf(const char *fmt, ...) __printf(1, 2);
 

@@ -49,14 +49,21 @@ struct clock_event_device {
 	enum clock_event_state state;
 	uint32_t mult, shift;      /* ticks = (ns * mult) >> shift */
 	uint64_t min_delta_ns, max_delta_ns;
-	uint64_t next_event_ns;    /* programmed deadline (oneshot), 0 if none */
+	uint64_t next_event_ns;    /* deadline last programmed (oneshot), 0 if
+	                              none; it may fire earlier if the delta was
+	                              clamped to max_delta_ns, later if to min */
 	uint64_t events;           /* interrupts delivered */
 	uint64_t retries;          /* -ETIME retries */
 	struct clock_event_device *next;
 };
 
-/* Derive mult/shift and the ns limits, add to the registry.  The tick code
- * (kernel/time/tick.c) is told and may switch to the new device. */
+/* Derive mult/shift and the ns limits (min rounded up, max down, so both
+ * convert back inside [min_delta_ticks, max_delta_ticks]), reset the core's
+ * fields (state SHUTDOWN, a do-nothing event_handler), add to the registry.
+ * The tick code (kernel/time/tick.c) is told and may switch to the new
+ * device.  Returns 0, or -EINVAL for a bad field (no name, zero frequency,
+ * no features, a feature without its ops, min_delta_ticks 0 or above max),
+ * a name over 31 characters or one already registered. */
 int clockevents_register(struct clock_event_device *dev);
 struct clock_event_device *clockevents_first(void);
 struct clock_event_device *clockevents_find(const char *name);
@@ -64,11 +71,13 @@ struct clock_event_device *clockevents_find(const char *name);
 /* Highest-rated registered device with all of `features`, or NULL. */
 struct clock_event_device *clockevents_best(uint32_t features);
 
-/* ns <-> device ticks with the core's conversion. */
+/* ns <-> device ticks with the core's conversion; both round down and
+ * saturate at UINT64_MAX. */
 uint64_t clockevent_ns2ticks(const struct clock_event_device *dev, uint64_t ns);
 uint64_t clockevent_ticks2ns(const struct clock_event_device *dev, uint64_t ticks);
 
-/* State changes (call the driver, record the state). */
+/* State changes (call the driver, record the state on success).  -EINVAL
+ * if the device lacks the feature. */
 int clockevents_set_periodic(struct clock_event_device *dev, unsigned hz);
 int clockevents_set_oneshot(struct clock_event_device *dev);
 int clockevents_shutdown(struct clock_event_device *dev);
@@ -76,12 +85,28 @@ int clockevents_shutdown(struct clock_event_device *dev);
 /* Program a one-shot deadline at absolute time expires_ns, given the current
  * time now_ns.  The delta is clamped to [min_delta_ns, max_delta_ns].  If
  * the driver reports -ETIME, retry at min_delta (doubling it each time, a
- * few times), then give up with -ETIME.  Returns 0 or -errno. */
+ * few times; each retry counts in dev->retries), then give up with -ETIME.
+ * Returns 0 or -errno (-EINVAL if the device is not in one-shot mode). */
 int clockevents_program_event(struct clock_event_device *dev,
                               uint64_t expires_ns, uint64_t now_ns);
 
-/* The boot option clockevent=NAME (honoured by the tick code). */
+/* A driver's interrupt handler calls this: it counts the event in
+ * dev->events and passes it to dev->event_handler. */
+void clockevents_handle_event(struct clock_event_device *dev);
+
+/* The boot option clockevent=NAME (honoured by the tick code).  A copy is
+ * kept (up to 31 characters); NULL or "" forgets it, and then
+ * clockevents_preferred() returns NULL. */
 void clockevents_set_preferred(const char *name);
 const char *clockevents_preferred(void);
+
+/* Implemented by the tick layer (kernel/time/tick.c): called after each
+ * successful clockevents_register, with interrupts as the caller had them. */
+void tick_clockevent_registered(struct clock_event_device *dev);
+
+#ifdef LULL_HOST
+/* Host unit tests only: forget every device and the preferred name. */
+void clockevents_reset_for_test(void);
+#endif
 
 #endif

@@ -57,7 +57,12 @@ static inline uint64_t clocksource_cyc2ns(uint64_t cycles, uint32_t mult, uint32
 
 /* Register a driver's counter: derives mult/shift/max_*, adds it to the
  * registry and re-selects the best one (unless the user pinned one with
- * clocksource=NAME and it is usable).  Returns 0 or -EINVAL. */
+ * clocksource=NAME and it is usable).  The first counter registered starts
+ * timekeeping; a change of choice is logged as
+ * "clocksource: switched to NAME (rating R)".  Returns 0, or -EINVAL for a
+ * bad field (no name or read, zero frequency, rating outside 1..499, a mask
+ * not of the form 2^bits - 1), a name over 31 characters or one already
+ * registered. */
 int clocksource_register(struct clocksource *cs);
 
 /* The counter timekeeping reads now. */
@@ -66,15 +71,24 @@ struct clocksource *clocksource_current(void);
 /* Walk the registry (for the shell's listing). */
 struct clocksource *clocksource_first(void);
 
-/* Switch timekeeping to NAME without a jump in time.
+/* Switch timekeeping to NAME without a jump in time.  The choice sticks
+ * (it becomes the preferred name) until changed again.
  * -ENOENT unknown name, -EINVAL flagged unstable. */
 int clocksource_select_by_name(const char *name);
 
-/* The boot option clocksource=NAME: remembered and honoured when that
- * counter registers. */
+/* The boot option clocksource=NAME: a copy is remembered (up to 31
+ * characters; longer is ignored with a message) and honoured when that
+ * counter registers and is usable, whatever its rating; at once if it is
+ * already registered.  NULL or "" forgets it. */
 void clocksource_set_preferred(const char *name);
 
-/* Mark a counter unstable (it failed a check); switches away if current. */
+/* Mark a counter unstable (it failed a check); switches away if current,
+ * unless no other counter is usable (then it stays, with a message). */
 void clocksource_mark_unstable(struct clocksource *cs, const char *why);
+
+#ifdef LULL_HOST
+/* Host unit tests only: forget every counter and the preferred name. */
+void clocksource_reset_for_test(void);
+#endif
 
 #endif

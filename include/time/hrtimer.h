@@ -29,23 +29,38 @@ int hrtimer_cancel(struct hrtimer *t);
 static inline bool hrtimer_is_queued(const struct hrtimer *t) { return t->heap_index >= 0; }
 
 /* Push t's deadline forward by whole intervals until it is after now;
- * returns how many intervals were added (overruns + 1).  For callbacks that
- * return HRTIMER_RESTART with absolute, drift-free periods. */
+ * returns how many intervals were added (overruns + 1), 0 if it already
+ * was.  For callbacks that return HRTIMER_RESTART with absolute, drift-free
+ * periods.  t must not be queued, and interval_ns not 0 (panics). */
 uint64_t hrtimer_forward(struct hrtimer *t, uint64_t now_ns, uint64_t interval_ns);
 
 /* Earliest deadline; false if none queued. */
 bool hrtimer_next_expiry(uint64_t *expires_ns);
+/* The name of that earliest timer (of one of them, on a tie), NULL if none
+ * is queued: for wakeup accounting. */
+const char *hrtimer_next_name(void);
 
-/* Run every timer with expires_ns <= now_ns, earliest first; a callback
- * returning HRTIMER_RESTART is re-queued at its (forwarded) expires_ns.
- * Returns the number of callbacks run. */
+/* Run every timer with expires_ns <= now_ns, earliest first, with interrupts
+ * enabled; a callback returning HRTIMER_RESTART is re-queued at its
+ * (forwarded) expires_ns, which must be after now_ns (panics otherwise).
+ * Callbacks may start and cancel any hrtimer.  Returns the number of
+ * callbacks run. */
 unsigned hrtimer_run_expired(uint64_t now_ns);
 
 unsigned hrtimer_count(void);
 void hrtimer_for_each(void (*fn)(struct hrtimer *t, void *ctx), void *ctx);
 
-/* Called (with interrupts off) when a newly started timer becomes the
- * earliest, so the tick code can reprogram the event device sooner. */
+/* Called (with interrupts off) when hrtimer_start makes the earliest
+ * deadline earlier than it was, or queues the only timer, so the tick code
+ * can reprogram the event device sooner.  Not called when the earliest
+ * moves later (a cancel, a restart further out): that costs one early,
+ * empty interrupt.  Nor for HRTIMER_RESTART re-queues inside
+ * hrtimer_run_expired, whose caller reprograms after it.  May be NULL. */
 extern void (*hrtimer_first_changed)(uint64_t expires_ns);
+
+#ifdef LULL_HOST
+/* Host unit tests only: empty the heap and clear the hook. */
+void hrtimer_reset_for_test(void);
+#endif
 
 #endif

@@ -11,17 +11,19 @@
 
 #include "clocksource.h"
 
-/* Start keeping time on cs (called once the first clocksource exists). */
+/* Start keeping time on cs at 0 ns.  Called by clocksource.c when the first
+ * clocksource registers; nothing else calls it or the switch below. */
 void timekeeping_init(struct clocksource *cs);
 
-/* Monotonic ns since timekeeping_init; never goes backwards. */
+/* Monotonic ns since timekeeping_init (0 before it); never goes backwards,
+ * even if the counter does. */
 uint64_t ktime_get_ns(void);
 
 /* Fold the counter's progress into the base: keeps ktime_get_ns wrap-safe. */
 void timekeeping_update(void);
 
 /* How long the system may go without timekeeping_update() (the current
- * clocksource's max_idle_ns). */
+ * clocksource's max_idle_ns; UINT64_MAX before there is one). */
 uint64_t timekeeping_max_idle_ns(void);
 
 /* Switch to another counter at this instant, with no jump in time. */

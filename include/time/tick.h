@@ -1,0 +1,86 @@
+/* include/time/tick.h — the tick: what turns a clock event device's
+ * interrupts into jiffies, timer callbacks and (when idle) silence.
+ *
+ * Three modes, switchable at runtime (docs/dyntick.md):
+ *   periodic  the device fires HZ times a second, busy or idle;
+ *   dyntick   the 2005 design: periodic while busy; on entering idle, if the
+ *             next timer is more than TICK_DYNTICK_MIN_SKIP ticks away, the
+ *             device is reprogrammed to fire once after that many ticks;
+ *   tickless  the device is one-shot only: programmed for the next tick while
+ *             busy, and for the next timer (wheel or hrtimer) while idle.
+ * Both skipping modes need a clocksource that keeps counting across skipped
+ * ticks (CLOCK_SOURCE_CONTINUOUS): jiffies are caught up from it.
+ *
+ * The state lives in one struct tick_cpu per CPU (one CPU for now).
+ */
+#ifndef LULL_TIME_TICK_H
+#define LULL_TIME_TICK_H
+
+#include "clockevent.h"
+
+enum tick_mode { TICK_MODE_PERIODIC, TICK_MODE_DYNTICK, TICK_MODE_TICKLESS };
+
+/* The seed's DYN_TICK_MIN_SKIP: skipping 1 or 2 ticks is not worth the
+ * reprogramming, so only sleeps of more than 2 ticks are skipped. */
+#define TICK_DYNTICK_MIN_SKIP 2
+
+/* What ended a sleep, or what chose its length (wakeup accounting). */
+enum tick_limit {
+	TICK_LIMIT_NONE,        /* not a skip */
+	TICK_LIMIT_TIMER,       /* the next wheel timer */
+	TICK_LIMIT_HRTIMER,     /* the next high-resolution timer */
+	TICK_LIMIT_DEVICE,      /* the device's maximum delta / max skip */
+	TICK_LIMIT_WRAP,        /* half the clocksource's wrap interval */
+	TICK_LIMIT_COUNT
+};
+
+struct tick_cpu {
+	struct clock_event_device *dev;   /* the tick device */
+	enum tick_mode mode;
+	unsigned hz;                      /* == tick_hz */
+	uint64_t period_ns;               /* NSEC_PER_SEC / hz */
+	uint64_t last_jiffy_ns;           /* clocksource time of the jiffy boundary
+	                                     jiffies_64 last advanced to */
+	uint64_t programmed_ns;           /* one-shot deadline programmed, 0 none */
+	bool idle;                        /* between idle enter and exit */
+	bool stopped;                     /* skipping: no tick until the device fires */
+	bool softirq_pending;             /* timers may be due: run on irq exit */
+	bool in_softirq;
+	unsigned skip;                    /* dyntick: ticks this skip was programmed for */
+	enum tick_limit skip_limit;       /* what chose the current sleep's length */
+	const char *skip_timer;           /* name of the timer that chose it, if any */
+	/* statistics (dyntick command) */
+	uint64_t skips, ticks_skipped, catchups, longest_skip;
+};
+
+extern struct tick_cpu tick_cpu0;
+static inline struct tick_cpu *this_tick(void) { return &tick_cpu0; }
+
+/* The boot options tick= and dyntick= (applied by tick_init). */
+void tick_boot_set_mode(enum tick_mode mode);
+
+/* Pick the tick device and mode (boot options) and start ticking. */
+void tick_init(void);
+
+/* Runtime switches; each prints why when it refuses (-EINVAL / -ENODEV). */
+int tick_set_mode(enum tick_mode mode);
+int tick_set_device(const char *name);
+int tick_set_hz(unsigned hz);
+const char *tick_mode_name(enum tick_mode mode);
+int tick_parse_mode(const char *name, enum tick_mode *mode);
+/* Can the current clocksource measure skipped ticks? (the seed's "suitable") */
+bool tick_skipping_suitable(void);
+/* The most ticks the tick device can skip at the current HZ. */
+uint64_t tick_max_skip(void);
+
+/* The earliest pending timer of either kind as absolute ns; false if none.
+ * *limit says which kind, *name which timer.  The idle code calls this. */
+bool tick_next_timer_ns(uint64_t *ns, enum tick_limit *limit, const char **name);
+
+/* The idle path (kernel/idle.c), both with interrupts off:
+ * enter decides how long the CPU may sleep and programs the device;
+ * exit accounts for the sleep. */
+void tick_idle_enter(void);
+void tick_idle_exit(void);
+
+#endif

@@ -1,0 +1,235 @@
+/* kernel/selftest.c — the boot option `selftest`: check the timer hardware
+ * against itself, print the results in KTAP, and end QEMU with a verdict.
+ *
+ * KTAP is the kernel's test-output format (Linux Documentation/dev-tools/
+ * ktap.rst): a version line, a plan "1..N", then one "ok N name" or
+ * "not ok N name" per test, with "# " diagnostic lines.  tests/system
+ * parses it; a person can read it.
+ *
+ * What is checked, for the hardware this machine has:
+ *   - every clocksource counts forward over many back-to-back reads;
+ *   - every pair of continuous clocksources agrees on the length of the
+ *     same interval within 1% (so each calibration is right), and each
+ *     agrees with the PIT's channel 2, the oldest reference;
+ *   - every clock event device fires a one-shot event on time (never early,
+ *     not much late) and a periodic one at its rate.
+ * It runs before the tick starts, so it may use every device freely.
+ */
+#include "cmdline.h"
+#include "drivers.h"
+#include "errno.h"
+#include "kprintf.h"
+#include "power.h"
+#include "selftest.h"
+#include "timer_hw.h"
+#include "time/clockevent.h"
+#include "time/clocksource.h"
+#include "time/timekeeping.h"
+#include "x86.h"
+
+#define MONOTONIC_READS      100000
+#define AGREE_WINDOW_US      PIT_CH2_MAX_US      /* one PIT channel-2 wait */
+#define AGREE_TOLERANCE_PPM  10000               /* 1% */
+#define ONESHOT_DELTA_NS     (10 * NSEC_PER_MSEC)
+#define ONESHOT_LATE_NS      (2 * NSEC_PER_MSEC) /* generous: TCG jitter */
+#define PERIODIC_HZ          250
+#define PERIODIC_WINDOW_NS   (200 * NSEC_PER_MSEC)
+#define EVENT_TIMEOUT_NS     (500 * NSEC_PER_MSEC)
+
+static bool selftest_requested;
+static unsigned test_no, failures;
+
+static int selftest_option(const char *value)
+{
+	if (value)
+		return -EINVAL;
+	selftest_requested = true;
+	return 0;
+}
+BOOT_OPTION("selftest", selftest_option, "check the timer hardware, print KTAP, exit QEMU");
+
+static void result(bool ok, const char *fmt, ...) __printf(2, 3);
+static void result(bool ok, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	kprintf("%sok %u ", ok ? "" : "not ", ++test_no);
+	kvprintf(fmt, ap);
+	kprintf("\n");
+	va_end(ap);
+	if (!ok)
+		failures++;
+}
+
+static unsigned count_tests(void)
+{
+	unsigned n = 0, continuous = 0;
+	for (struct clocksource *cs = clocksource_first(); cs; cs = cs->next) {
+		n++;                                    /* monotonic */
+		if (cs->flags & CLOCK_SOURCE_CONTINUOUS) {
+			n++;                            /* against PIT ch2 */
+			n += continuous++;              /* against each earlier one */
+		}
+	}
+	for (struct clock_event_device *d = clockevents_first(); d; d = d->next)
+		n += !!(d->features & CLOCK_EVT_FEAT_ONESHOT) + !!(d->features & CLOCK_EVT_FEAT_PERIODIC);
+	return n;
+}
+
+static uint64_t cs_ns(struct clocksource *cs, uint64_t from, uint64_t to)
+{
+	return clocksource_cyc2ns((to - from) & cs->mask, cs->mult, cs->shift);
+}
+
+static void check_monotonic(struct clocksource *cs)
+{
+	if (!(cs->flags & CLOCK_SOURCE_CONTINUOUS)) {
+		/* KTAP's SKIP directive: reported, neither passed nor failed. */
+		kprintf("ok %u clocksource %s counts forward # SKIP counts only while it "
+		        "drives the tick\n", ++test_no, cs->name);
+		return;
+	}
+	uint64_t prev = cs->read(cs), backwards = 0, stuck = 1;
+	for (unsigned i = 0; i < MONOTONIC_READS; i++) {
+		uint64_t now = cs->read(cs);
+		uint64_t d = (now - prev) & cs->mask;
+		if (d > cs->mask / 2)
+			backwards++;                    /* a step back, seen as a huge step */
+		if (d)
+			stuck = 0;
+		prev = now;
+	}
+	result(!backwards && !stuck, "clocksource %s counts forward over %u reads", cs->name,
+	       MONOTONIC_READS);
+	if (backwards || stuck)
+		kprintf("# %llu steps backwards%s\n", (unsigned long long)backwards,
+		        stuck ? ", never moved" : "");
+}
+
+static int64_t ppm_diff(uint64_t a, uint64_t b)
+{
+	return ((int64_t)a - (int64_t)b) * 1000000 / (int64_t)b;
+}
+
+/* Measure one interval on every continuous clocksource at once. */
+static void check_agreement(void)
+{
+	struct clocksource *list[8];
+	uint64_t start[8], len[8];
+	unsigned n = 0;
+	for (struct clocksource *cs = clocksource_first(); cs && n < 8; cs = cs->next)
+		if (cs->flags & CLOCK_SOURCE_CONTINUOUS)
+			list[n++] = cs;
+	uint32_t f = irq_save();
+	for (unsigned i = 0; i < n; i++)
+		start[i] = list[i]->read(list[i]);
+	int rc = pit_ch2_wait_us(AGREE_WINDOW_US);
+	for (unsigned i = 0; i < n; i++)
+		len[i] = cs_ns(list[i], start[i], list[i]->read(list[i]));
+	irq_restore(f);
+
+	uint64_t pit_ns = (uint64_t)AGREE_WINDOW_US * NSEC_PER_USEC;
+	for (unsigned i = 0; i < n; i++) {
+		int64_t d = ppm_diff(len[i], pit_ns);
+		bool ok = rc == 0 && d > -AGREE_TOLERANCE_PPM && d < AGREE_TOLERANCE_PPM;
+		result(ok, "%s agrees with PIT channel 2 within 1%%", list[i]->name);
+		kprintf("# %s measured %llu ns for %llu ns of PIT (%lld ppm)%s\n", list[i]->name,
+		        (unsigned long long)len[i], (unsigned long long)pit_ns, (long long)d,
+		        rc ? "; PIT channel 2 did not answer" : "");
+	}
+	for (unsigned i = 0; i < n; i++) {
+		for (unsigned j = 0; j < i; j++) {
+			int64_t d = ppm_diff(len[i], len[j]);
+			result(d > -AGREE_TOLERANCE_PPM && d < AGREE_TOLERANCE_PPM,
+			       "%s agrees with %s within 1%%", list[i]->name, list[j]->name);
+			kprintf("# %s %llu ns vs %s %llu ns (%lld ppm)\n", list[i]->name,
+			        (unsigned long long)len[i], list[j]->name,
+			        (unsigned long long)len[j], (long long)d);
+		}
+	}
+}
+
+static volatile uint64_t events_seen, last_event_ns;
+
+static void count_event(struct clock_event_device *dev)
+{
+	(void)dev;
+	timekeeping_update();
+	last_event_ns = ktime_get_ns();
+	events_seen++;
+}
+
+/* Wait with interrupts on until `n` events arrived or the timeout. */
+static bool wait_events(uint64_t n, uint64_t timeout_ns)
+{
+	uint64_t end = ktime_get_ns() + timeout_ns;
+	sti();
+	while (events_seen < n && ktime_get_ns() < end)
+		timekeeping_update();
+	cli();
+	return events_seen >= n;
+}
+
+static void check_oneshot(struct clock_event_device *d)
+{
+	void (*saved)(struct clock_event_device *) = d->event_handler;
+	d->event_handler = count_event;
+	events_seen = 0;
+	clockevents_set_oneshot(d);
+	timekeeping_update();
+	uint64_t now = ktime_get_ns();
+	uint64_t delta = MIN(ONESHOT_DELTA_NS, d->max_delta_ns);
+	int rc = clockevents_program_event(d, now + delta, now);
+	bool fired = rc == 0 && wait_events(1, EVENT_TIMEOUT_NS);
+	clockevents_shutdown(d);
+	d->event_handler = saved;
+	int64_t late = fired ? (int64_t)(last_event_ns - (now + delta)) : 0;
+	/* Never early by more than a device tick of rounding. */
+	int64_t early_limit = -(int64_t)clockevent_ticks2ns(d, 2) - 1000;
+	result(fired && late >= early_limit && late <= (int64_t)ONESHOT_LATE_NS,
+	       "clockevent %s one-shot fires on time", d->name);
+	kprintf("# %s: asked %llu ns, %s %lld ns late\n", d->name, (unsigned long long)delta,
+	        fired ? "fired" : "did NOT fire", (long long)late);
+}
+
+static void check_periodic(struct clock_event_device *d)
+{
+	void (*saved)(struct clock_event_device *) = d->event_handler;
+	d->event_handler = count_event;
+	events_seen = 0;
+	uint64_t expect = PERIODIC_WINDOW_NS * PERIODIC_HZ / NSEC_PER_SEC;
+	uint64_t start = ktime_get_ns();
+	clockevents_set_periodic(d, PERIODIC_HZ);
+	wait_events(expect, PERIODIC_WINDOW_NS * 2);
+	uint64_t took = ktime_get_ns() - start;
+	clockevents_shutdown(d);
+	d->event_handler = saved;
+	uint64_t rate_mhz = took ? events_seen * NSEC_PER_SEC * 1000 / took : 0;   /* mHz */
+	bool ok = events_seen >= expect && rate_mhz > PERIODIC_HZ * 1000 * 97 / 100 &&
+	          rate_mhz < PERIODIC_HZ * 1000 * 103 / 100;
+	result(ok, "clockevent %s periodic at %u Hz", d->name, PERIODIC_HZ);
+	kprintf("# %s: %llu events in %llu us = %llu.%03llu Hz\n", d->name,
+	        (unsigned long long)events_seen, (unsigned long long)(took / 1000),
+	        (unsigned long long)(rate_mhz / 1000), (unsigned long long)(rate_mhz % 1000));
+}
+
+void selftest_run_if_requested(void)
+{
+	if (!selftest_requested)
+		return;
+	kprintf("KTAP version 1\n1..%u\n", count_tests());
+	uint32_t f = irq_save();
+	for (struct clocksource *cs = clocksource_first(); cs; cs = cs->next)
+		check_monotonic(cs);
+	check_agreement();
+	for (struct clock_event_device *d = clockevents_first(); d; d = d->next) {
+		if (d->features & CLOCK_EVT_FEAT_ONESHOT)
+			check_oneshot(d);
+		if (d->features & CLOCK_EVT_FEAT_PERIODIC)
+			check_periodic(d);
+	}
+	irq_restore(f);
+	kprintf("# selftest: %u tests, %u failed\n", test_no, failures);
+	qemu_debug_exit(failures ? QEMU_EXIT_FAIL : QEMU_EXIT_PASS);
+	kprintf("# selftest: not running under QEMU with isa-debug-exit; continuing\n");
+}

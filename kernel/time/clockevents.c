@@ -1,0 +1,268 @@
+/* kernel/time/clockevents.c — devices that interrupt at a time we choose.
+ *
+ * Drivers give a counting frequency and the smallest and largest count their
+ * hardware accepts.  Here we derive the conversion ns -> ticks (mult/shift,
+ * with clocks_calc_mult_shift from clocksource.c), the same limits in ns, and
+ * program deadlines: clamp the delta into the limits, convert, and retry if
+ * the driver says the deadline slipped by while it was being written.
+ *
+ * Which device drives the tick is the tick layer's decision
+ * (kernel/time/tick.c): we only keep the list and tell it about each new
+ * device through tick_clockevent_registered().
+ */
+#include "time/clockevent.h"
+#include "time/clocksource.h"
+#include "time/arch.h"
+#include "errno.h"
+#include "kstring.h"
+
+/* Longest delta the conversion must handle without overflow.  Ten minutes,
+ * the clocksource limit, is far beyond any device here (a 32-bit HPET
+ * comparator at 14.3 MHz reaches 300 s). */
+#define CLOCKEVENT_MAX_CONVERT_S  600
+
+/* After -ETIME, retry at min_delta, then 2, 4 and 8 times it.  The backoff
+ * covers an emulator that loses a few microseconds to host preemption
+ * between our reading of the time and the write of the comparator; a device
+ * that still misses is broken, and the caller hears -ETIME. */
+#define CLOCKEVENT_ETIME_RETRIES  4
+
+/* Room for a name, terminator included: the preferred name is a copy. */
+#define CLOCKEVENT_NAME_MAX       32
+
+static struct clock_event_device *clockevent_list;   /* registration order */
+static char clockevent_preferred_name[CLOCKEVENT_NAME_MAX];   /* "" = none */
+
+/* Until the tick layer installs its handler, an interrupt does nothing. */
+static void clockevents_handle_noop(struct clock_event_device *dev)
+{
+	UNUSED(dev);
+}
+
+/* ticks -> ns, rounded up or down, saturating at UINT64_MAX.
+ * From ticks = (ns * mult) >> shift:  ns = (ticks << shift) / mult. */
+static uint64_t clockevent_ticks2ns_round(const struct clock_event_device *dev,
+                                          uint64_t ticks, bool round_up)
+{
+	if (ticks > UINT64_MAX >> dev->shift)
+		return UINT64_MAX;
+	uint64_t scaled = ticks << dev->shift;
+	uint64_t ns = scaled / dev->mult;
+	if (round_up && ns * dev->mult != scaled)
+		ns++;
+	return ns;
+}
+
+uint64_t clockevent_ticks2ns(const struct clock_event_device *dev, uint64_t ticks)
+{
+	return clockevent_ticks2ns_round(dev, ticks, false);
+}
+
+/* Saturates at UINT64_MAX instead of overflowing. */
+uint64_t clockevent_ns2ticks(const struct clock_event_device *dev, uint64_t ns)
+{
+	if (ns > UINT64_MAX / dev->mult)
+		return UINT64_MAX;
+	return (ns * dev->mult) >> dev->shift;
+}
+
+/* Check what the driver filled in: the features it claims need their ops. */
+static bool clockevent_valid(const struct clock_event_device *dev)
+{
+	if (!dev || !dev->name || dev->freq_hz == 0)
+		return false;
+	if (!(dev->features & (CLOCK_EVT_FEAT_PERIODIC | CLOCK_EVT_FEAT_ONESHOT)))
+		return false;
+	if ((dev->features & CLOCK_EVT_FEAT_PERIODIC) && !dev->set_periodic)
+		return false;
+	if ((dev->features & CLOCK_EVT_FEAT_ONESHOT) && (!dev->set_oneshot || !dev->set_next_event))
+		return false;
+	return dev->min_delta_ticks >= 1 && dev->min_delta_ticks <= dev->max_delta_ticks;
+}
+
+/* Names must tell devices apart, and fit the preferred-name copy. */
+static bool clockevent_name_ok(const struct clock_event_device *dev)
+{
+	if (strlen(dev->name) >= CLOCKEVENT_NAME_MAX)
+		return false;
+	for (struct clock_event_device *p = clockevent_list; p; p = p->next)
+		if (p == dev || strcmp(p->name, dev->name) == 0)
+			return false;
+	return true;
+}
+
+/* Drivers register from init code, one at a time; interrupts are off only
+ * while the list changes. */
+int clockevents_register(struct clock_event_device *dev)
+{
+	if (!clockevent_valid(dev) || !clockevent_name_ok(dev))
+		return -EINVAL;
+
+	/* Convert ns -> ticks over the device's whole range (at most ten
+	 * minutes): the longest delta we will ever program. */
+	uint64_t range_s = dev->max_delta_ticks / dev->freq_hz + 1;
+	uint64_t maxsec = MIN(range_s, (uint64_t)CLOCKEVENT_MAX_CONVERT_S);
+	clocks_calc_mult_shift(&dev->mult, &dev->shift, NSEC_PER_SEC, dev->freq_hz, maxsec);
+	if (dev->mult == 0)
+		return -EINVAL;     /* slower than 1 tick in 8.6 s: nothing that slow */
+
+	/* The limits in ns, rounded inwards so that converting them back never
+	 * leaves the hardware's range:
+	 *   min rounded up:   ns * mult >= min_ticks << shift,
+	 *                     so ns2ticks(min_delta_ns) >= min_delta_ticks;
+	 *   max rounded down: ns * mult <= max_ticks << shift,
+	 *                     so ns2ticks(max_delta_ns) <= max_delta_ticks.
+	 * max is also capped where ns * mult would overflow (then
+	 * ns * mult <= 2^64 - 1 < max_ticks << shift, so the second line
+	 * still holds). */
+	uint64_t max_ns = clockevent_ticks2ns_round(dev, dev->max_delta_ticks, false);
+	dev->min_delta_ns = clockevent_ticks2ns_round(dev, dev->min_delta_ticks, true);
+	dev->max_delta_ns = MIN(max_ns, UINT64_MAX / dev->mult);
+	if (dev->min_delta_ns > dev->max_delta_ns)
+		return -EINVAL;
+
+	dev->event_handler = clockevents_handle_noop;
+	dev->state = CLOCK_EVT_STATE_SHUTDOWN;
+	dev->next_event_ns = 0;
+	dev->events = 0;
+	dev->retries = 0;
+	dev->next = NULL;
+	unsigned long flags = arch_irq_save();
+	struct clock_event_device **tail = &clockevent_list;
+	while (*tail)
+		tail = &(*tail)->next;
+	*tail = dev;
+	arch_irq_restore(flags);
+
+	kprintf("clockevent: registered %s (rating %d)\n", dev->name, dev->rating);
+	tick_clockevent_registered(dev);
+	return 0;
+}
+
+struct clock_event_device *clockevents_first(void)
+{
+	return clockevent_list;
+}
+
+struct clock_event_device *clockevents_find(const char *name)
+{
+	for (struct clock_event_device *dev = clockevent_list; dev; dev = dev->next)
+		if (strcmp(dev->name, name) == 0)
+			return dev;
+	return NULL;
+}
+
+/* The earlier registered device wins a tie. */
+struct clock_event_device *clockevents_best(uint32_t features)
+{
+	struct clock_event_device *best = NULL;
+	for (struct clock_event_device *dev = clockevent_list; dev; dev = dev->next)
+		if ((dev->features & features) == features && (!best || dev->rating > best->rating))
+			best = dev;
+	return best;
+}
+
+int clockevents_set_periodic(struct clock_event_device *dev, unsigned hz)
+{
+	if (!(dev->features & CLOCK_EVT_FEAT_PERIODIC) || hz == 0)
+		return -EINVAL;
+	int ret = dev->set_periodic(dev, hz);
+	if (ret == 0) {
+		dev->state = CLOCK_EVT_STATE_PERIODIC;
+		dev->next_event_ns = 0;
+	}
+	return ret;
+}
+
+int clockevents_set_oneshot(struct clock_event_device *dev)
+{
+	if (!(dev->features & CLOCK_EVT_FEAT_ONESHOT))
+		return -EINVAL;
+	int ret = dev->set_oneshot(dev);
+	if (ret == 0) {
+		dev->state = CLOCK_EVT_STATE_ONESHOT;
+		dev->next_event_ns = 0;
+	}
+	return ret;
+}
+
+/* A device without a shutdown op cannot be stopped; we only record that it
+ * is no longer in use. */
+int clockevents_shutdown(struct clock_event_device *dev)
+{
+	int ret = dev->shutdown ? dev->shutdown(dev) : 0;
+	if (ret == 0) {
+		dev->state = CLOCK_EVT_STATE_SHUTDOWN;
+		dev->next_event_ns = 0;
+	}
+	return ret;
+}
+
+/* Clamp a delta into the device's limits and hand it to the driver.  The
+ * count needs no clamp of its own: the ns limits were rounded so that they
+ * convert to counts inside [min_delta_ticks, max_delta_ticks], and the
+ * conversion never decreases. */
+static int clockevent_program_delta(struct clock_event_device *dev, uint64_t delta_ns)
+{
+	delta_ns = MAX(delta_ns, dev->min_delta_ns);
+	delta_ns = MIN(delta_ns, dev->max_delta_ns);
+	return dev->set_next_event(dev, clockevent_ns2ticks(dev, delta_ns));
+}
+
+int clockevents_program_event(struct clock_event_device *dev,
+                              uint64_t expires_ns, uint64_t now_ns)
+{
+	if (dev->state != CLOCK_EVT_STATE_ONESHOT)
+		return -EINVAL;
+
+	/* A deadline already past fires as soon as the device can. */
+	uint64_t delta_ns = expires_ns > now_ns ? expires_ns - now_ns : 0;
+	dev->next_event_ns = expires_ns;
+	int ret = clockevent_program_delta(dev, delta_ns);
+
+	/* -ETIME: the count ran out while we were writing it (the delta was
+	 * tiny, or we were delayed).  The deadline has passed, so aim for the
+	 * earliest the device can do, backing off in case min_delta is too
+	 * optimistic on this machine. */
+	uint64_t retry_ns = dev->min_delta_ns;
+	for (unsigned i = 0; ret == -ETIME && i < CLOCKEVENT_ETIME_RETRIES; i++) {
+		dev->retries++;
+		ret = clockevent_program_delta(dev, retry_ns);
+		retry_ns = retry_ns > dev->max_delta_ns / 2 ? dev->max_delta_ns : retry_ns * 2;
+	}
+	if (ret != 0)
+		dev->next_event_ns = 0;     /* nothing is armed */
+	return ret;
+}
+
+void clockevents_handle_event(struct clock_event_device *dev)
+{
+	dev->events++;
+	dev->event_handler(dev);
+}
+
+void clockevents_set_preferred(const char *name)
+{
+	if (name == NULL)
+		name = "";
+	size_t len = strlen(name);
+	if (len >= sizeof(clockevent_preferred_name)) {
+		kprintf("clockevent: name '%s' too long, ignored\n", name);
+		return;
+	}
+	/* A copy: the boot command line's buffer may not outlive us. */
+	memcpy(clockevent_preferred_name, name, len + 1);
+}
+
+const char *clockevents_preferred(void)
+{
+	return clockevent_preferred_name[0] ? clockevent_preferred_name : NULL;
+}
+
+#ifdef LULL_HOST
+void clockevents_reset_for_test(void)
+{
+	clockevent_list = NULL;
+	clockevent_preferred_name[0] = '\0';
+}
+#endif

@@ -1,0 +1,264 @@
+/* kernel/time/clocksource.c — the registry of free-running counters, and the
+ * one place where cycles become nanoseconds.
+ *
+ * A driver registers a counter with its frequency and width.  This file
+ * derives mult/shift (clocks_calc_mult_shift, below) and the limits that keep
+ * the conversion overflow-free, keeps every counter in a list, and hands the
+ * best usable one to timekeeping.  "Best" is the highest rating not flagged
+ * UNSTABLE, unless the user named one (clocksource=NAME on the command line,
+ * or the shell) and that one is usable.
+ *
+ * Coupling with timekeeping is one-way and lives in one function,
+ * clocksource_reselect(): when the choice changes it calls timekeeping_init()
+ * for the very first counter and timekeeping_change_clocksource() after
+ * that.  Nothing else calls those two.
+ */
+#include "time/clocksource.h"
+#include "time/timekeeping.h"
+#include "time/arch.h"
+#include "errno.h"
+#include "kstring.h"
+
+/* The shift never exceeds 32.  Timekeeping carries a sub-nanosecond
+ * remainder smaller than 2^shift next to cycles * mult, and max_cycles
+ * leaves 1/8 of the 64-bit range spare for it (clocksource_register). */
+#define CLOCKS_SHIFT_MAX            32
+
+/* Longest interval a clocksource conversion must handle.  Ten minutes, as in
+ * Linux (kernel/time/clocksource.c): far longer than the tick ever leaves
+ * the counter unread, short enough that mult keeps a relative error below
+ * 1e-6 up to 10 GHz (see the bound above clocks_calc_mult_shift). */
+#define CLOCKSOURCE_MAX_CONVERT_S   600
+
+/* Ratings outside the scale in clocksource.h are a driver bug. */
+#define CLOCKSOURCE_RATING_MIN      1
+#define CLOCKSOURCE_RATING_MAX      499
+
+/* Room for a name, terminator included: the preferred name is a copy. */
+#define CLOCKSOURCE_NAME_MAX        32
+
+/*
+ * Converting a count of `from` Hz into a count of `to` Hz is a multiplication
+ * by the ratio to/from, which is rarely an integer (a 3.579545 MHz PM timer
+ * ticks every 279.37 ns), and a 486 divides slowly.  So we approximate the
+ * ratio by a fraction whose denominator is a power of two:
+ *
+ *     out = (in * mult) >> shift,      mult = round(to * 2^shift / from)
+ *
+ * A larger shift gives a larger mult and a finer approximation, but the
+ * product in * mult must fit in 64 bits for every input we will convert, up
+ * to maxsec seconds of it: in_max = maxsec * from.  So we take the largest
+ * shift (at most CLOCKS_SHIFT_MAX) for which both
+ *     mult <= 2^32 - 1          (it is a uint32_t), and
+ *     in_max * mult <= 2^64 - 1.
+ * Smaller shifts give smaller mults, so the first shift that passes, counting
+ * down, is the largest.
+ *
+ * Error bound.  Rounding makes mult differ from to * 2^shift / from by at
+ * most 1/2, so for in <= in_max the result is off by at most
+ * in / 2^(shift+1) from the exact value, plus at most 1 for the truncating
+ * shift: a relative error of at most 1/(2 * mult) (plus 1/out).  And the mult
+ * chosen is large: either shift is 32, or shift + 1 failed one of the two
+ * limits, which needs mult above about 2^31 or above about 2^63 / in_max.
+ * Hence
+ *     relative error <= max(2^-32, in_max / 2^64, from / (to * 2^33)) + 1/out
+ * For 600 s at 10 GHz (in_max = 6e12) the first term is 3.3e-7.  The unit
+ * tests (tests/unit/test_clocksource.c) check the bound, and 1e-6 over
+ * long intervals, from 1 MHz to 10 GHz both ways.
+ *
+ * If to/from is below 2^-33, even shift 32 rounds mult to 0; callers check
+ * for that and refuse the device.
+ */
+void clocks_calc_mult_shift(uint32_t *mult, uint32_t *shift,
+                            uint64_t from, uint64_t to, uint64_t maxsec)
+{
+	if (from == 0 || to == 0)
+		panic("clocks_calc_mult_shift: zero frequency");
+	if (maxsec == 0)
+		maxsec = 1;
+	uint64_t in_max = maxsec > UINT64_MAX / from ? UINT64_MAX : maxsec * from;
+
+	for (int s = CLOCKS_SHIFT_MAX; s >= 0; s--) {
+		/* to * 2^s plus the rounding term must itself fit in 64 bits. */
+		if (to > (UINT64_MAX - from / 2) >> s)
+			continue;
+		uint64_t m = ((to << s) + from / 2) / from;
+		if (m > UINT32_MAX)
+			continue;
+		if (m != 0 && in_max > UINT64_MAX / m)
+			continue;
+		*mult = (uint32_t)m;
+		*shift = (uint32_t)s;
+		return;
+	}
+	/* Only absurd input gets here: a ratio above 2^32, or maxsec seconds of
+	 * output beyond 2^64 (some 30 PHz for ten minutes). */
+	panic("clocks_calc_mult_shift: cannot convert");
+}
+
+static struct clocksource *clocksource_list;     /* in registration order */
+static struct clocksource *clocksource_cur;      /* what timekeeping reads */
+static char clocksource_preferred_name[CLOCKSOURCE_NAME_MAX];   /* "" = none */
+
+static bool clocksource_usable(const struct clocksource *cs)
+{
+	return !(cs->flags & CLOCK_SOURCE_UNSTABLE);
+}
+
+static struct clocksource *clocksource_find(const char *name)
+{
+	for (struct clocksource *cs = clocksource_list; cs; cs = cs->next)
+		if (strcmp(cs->name, name) == 0)
+			return cs;
+	return NULL;
+}
+
+/* The counter timekeeping should read: the preferred one if it is registered
+ * and usable, else the best-rated usable one (the earlier registered wins a
+ * tie).  NULL if none is usable. */
+static struct clocksource *clocksource_pick(void)
+{
+	if (clocksource_preferred_name[0]) {
+		struct clocksource *cs = clocksource_find(clocksource_preferred_name);
+		if (cs && clocksource_usable(cs))
+			return cs;
+	}
+	struct clocksource *best = NULL;
+	for (struct clocksource *cs = clocksource_list; cs; cs = cs->next)
+		if (clocksource_usable(cs) && (!best || cs->rating > best->rating))
+			best = cs;
+	return best;
+}
+
+/* Hand timekeeping the picked counter if the pick changed.  When nothing is
+ * usable we keep the current counter: a doubtful clock beats no clock. */
+static void clocksource_reselect(void)
+{
+	unsigned long flags = arch_irq_save();
+	struct clocksource *old = clocksource_cur;
+	struct clocksource *pick = clocksource_pick();
+	if (pick && pick != old) {
+		clocksource_cur = pick;
+		if (old == NULL)
+			timekeeping_init(pick);
+		else
+			timekeeping_change_clocksource(pick);
+	}
+	arch_irq_restore(flags);
+
+	if (pick && pick != old)
+		kprintf("clocksource: switched to %s (rating %d)\n", pick->name, pick->rating);
+}
+
+/* Names must tell counters apart, and fit the preferred-name copy. */
+static bool clocksource_name_ok(const struct clocksource *cs)
+{
+	if (strlen(cs->name) >= CLOCKSOURCE_NAME_MAX)
+		return false;
+	for (struct clocksource *p = clocksource_list; p; p = p->next)
+		if (p == cs || strcmp(p->name, cs->name) == 0)
+			return false;
+	return true;
+}
+
+/* Drivers register from init code, one at a time; interrupts are off only
+ * while the list changes. */
+int clocksource_register(struct clocksource *cs)
+{
+	if (!cs || !cs->name || !cs->read || cs->freq_hz == 0)
+		return -EINVAL;
+	if (!clocksource_name_ok(cs))
+		return -EINVAL;
+	if (cs->rating < CLOCKSOURCE_RATING_MIN || cs->rating > CLOCKSOURCE_RATING_MAX)
+		return -EINVAL;
+	/* A width is 2^bits - 1: all ones from bit 0 up (for 64 bits, mask + 1
+	 * wraps to 0, which passes too). */
+	if (cs->mask == 0 || (cs->mask & (cs->mask + 1)) != 0)
+		return -EINVAL;
+
+	/* Convert over the counter's whole range, but at most ten minutes: a
+	 * 64-bit TSC would otherwise ask for centuries and get a tiny mult. */
+	uint64_t range_s = cs->mask / cs->freq_hz + 1;
+	uint64_t maxsec = MIN(range_s, (uint64_t)CLOCKSOURCE_MAX_CONVERT_S);
+	clocks_calc_mult_shift(&cs->mult, &cs->shift, cs->freq_hz, NSEC_PER_SEC, maxsec);
+	if (cs->mult == 0)
+		return -EINVAL;
+
+	/* max_cycles: the counter's width, or the largest delta whose product
+	 * with mult fits in 64 bits less 1/8 — that spare room holds
+	 * timekeeping's sub-ns remainder and tolerates an update that comes a
+	 * little late on a 64-bit counter.  max_idle_ns is half of it, so a
+	 * wrap is caught with as much time again to spare. */
+	uint64_t no_overflow = UINT64_MAX / cs->mult;
+	no_overflow -= no_overflow >> 3;
+	cs->max_cycles = MIN(cs->mask, no_overflow);
+	cs->max_idle_ns = clocksource_cyc2ns(cs->max_cycles, cs->mult, cs->shift) / 2;
+
+	unsigned long flags = arch_irq_save();
+	struct clocksource **tail = &clocksource_list;
+	while (*tail)
+		tail = &(*tail)->next;
+	cs->next = NULL;
+	*tail = cs;
+	arch_irq_restore(flags);
+
+	clocksource_reselect();
+	return 0;
+}
+
+struct clocksource *clocksource_current(void)
+{
+	return clocksource_cur;
+}
+
+struct clocksource *clocksource_first(void)
+{
+	return clocksource_list;
+}
+
+/* The user's choice sticks: it becomes the preferred name, so a better-rated
+ * counter registering later does not take over again. */
+int clocksource_select_by_name(const char *name)
+{
+	struct clocksource *cs = name ? clocksource_find(name) : NULL;
+	if (!cs)
+		return -ENOENT;
+	if (!clocksource_usable(cs))
+		return -EINVAL;
+	clocksource_set_preferred(name);
+	return 0;
+}
+
+void clocksource_set_preferred(const char *name)
+{
+	if (name == NULL)
+		name = "";
+	size_t len = strlen(name);
+	if (len >= sizeof(clocksource_preferred_name)) {
+		kprintf("clocksource: name '%s' too long, ignored\n", name);
+		return;
+	}
+	/* A copy: the boot command line's buffer may not outlive us. */
+	memcpy(clocksource_preferred_name, name, len + 1);
+	clocksource_reselect();
+}
+
+void clocksource_mark_unstable(struct clocksource *cs, const char *why)
+{
+	cs->flags |= CLOCK_SOURCE_UNSTABLE;
+	kprintf("clocksource: %s marked unstable: %s\n", cs->name, why);
+	if (cs == clocksource_cur) {
+		clocksource_reselect();
+		if (cs == clocksource_cur)
+			kprintf("clocksource: no usable alternative, staying on %s\n", cs->name);
+	}
+}
+
+#ifdef LULL_HOST
+void clocksource_reset_for_test(void)
+{
+	clocksource_list = NULL;
+	clocksource_cur = NULL;
+	clocksource_preferred_name[0] = '\0';
+}
+#endif

@@ -1,0 +1,465 @@
+/* kernel/time/timer.c — jiffy timers on a cascading hierarchical wheel.
+ *
+ * The design is the timer wheel Linux used until 4.7 (after Varghese and
+ * Lauck, "Hashed and hierarchical timing wheels", SOSP 1987).  Picture the
+ * hands of a clock: level 0 has a bucket per jiffy for the next 256 jiffies;
+ * each higher level has 64 buckets, each as wide as the whole level below.
+ * A timer goes into the finest level whose span covers it.  When the wheel
+ * reaches the start of a coarse bucket it *cascades* it: re-sorts its timers
+ * into the levels below, where the buckets are finer.  By the time a
+ * timer's jiffy comes it sits in that jiffy's level-0 bucket, so every
+ * timer fires on its exact jiffy, never earlier or later.  (Linux 4.8
+ * dropped cascading and lets a far timer fire up to 12.5% late; we keep
+ * exactness, at the price of at most 4 cascades per timer.)
+ *
+ *   level  buckets  bucket width  span       bucket width / span, in time
+ *                   (jiffies)     (jiffies)  HZ=100          HZ=250           HZ=1000
+ *     0      256    1             2^8        10 ms / 2.56 s  4 ms / 1.02 s    1 ms / 256 ms
+ *     1       64    2^8           2^14       2.56 s / 164 s  1.02 s / 65.5 s  256 ms / 16.4 s
+ *     2       64    2^14          2^20       164 s / 2.9 h   65.5 s / 70 min  16.4 s / 17.5 min
+ *     3       64    2^20          2^26       2.9 h / 7.8 d   70 min / 3.1 d   17.5 min / 18.6 h
+ *     4       64    2^26          2^31 (a)   7.8 d / 248 d   3.1 d / 99.4 d   18.6 h / 24.9 d
+ *
+ * (a) The range.  Five levels span 2^32 jiffies, but expiries are 32-bit
+ *     and compared wrap-safely (jiffies.h), so the farthest future a timer
+ *     can name is base + 2^31 - 1, and level 4 holds it.  Nothing lies
+ *     beyond the range to clamp into the last bucket: an expiry 2^31 or
+ *     more ahead is, by time_after()'s arithmetic, in the past, and fires
+ *     on the next run.  Keep timeouts under 2^31 jiffies (24.8 days at
+ *     HZ=1000).
+ *
+ * Cost:
+ *   timer_mod, timer_del    O(1).
+ *   timer_run_expired       O(1) per timer fired and per timer cascaded (at
+ *                           most 4 cascades in a timer's life), plus a scan
+ *                           of the occupancy bitmaps (16 words) per jiffy
+ *                           that has work.  Empty stretches cost nothing:
+ *                           the wheel jumps straight to the next jiffy with
+ *                           a bucket to run or cascade.
+ *   timer_next_expiry       the bitmap scan plus one bucket list per level.
+ *   timer_count             O(1).
+ *   timer_for_each, timer_wheel_remap  O(buckets + timers).
+ *
+ * Where the earliest timers are.  Call B the wheel's base, the next jiffy
+ * it will process (everything before B is done).  For level L let g be its
+ * bucket width and call [n*g, (n+1)*g) "block n"; all jiffy arithmetic is
+ * modulo 2^32, and e/g below is integer division.  Claim: a timer in level
+ * L with expiry e lies k = e/g - B/g blocks ahead of B's block, with
+ *     k0 <= k <= k0 + (buckets - 1),   k0 = 0 if B starts a block, else 1,
+ * and sits in bucket (B/g + k) mod buckets.
+ *
+ * Proof.  It was queued at some base A <= B with g <= e - A < buckets * g
+ * (level 0: 0 <= e - A < 256), so e's block is at most `buckets` blocks
+ * after A's, and fewer if A starts a block.  A bucket is cascaded (level 0:
+ * run) when the wheel processes the first jiffy of a block with that
+ * bucket's index (it skips a jiffy only when there is nothing to run or
+ * cascade then).  The first such jiffy at or after A is the start of e's
+ * own block: the one `buckets` blocks earlier is before A, or is A itself
+ * only if e - A >= buckets * g.  The timer is still in the level, so the
+ * start of e's block is >= B: k >= 0, and k = 0 only if B starts e's
+ * block.  And since A <= B, k <= buckets, with k = buckets only if B does
+ * not start a block.  So, taken in order k = k0, k0+1, ..., the buckets
+ * hold disjoint, increasing ranges of expiries: the first occupied one
+ * holds the level's minimum, and its block start is the earliest any of
+ * its timers can expire, the jiffy at which it must be cascaded (or run).
+ *
+ * The one exception is a timer queued with its expiry already past: it goes
+ * to level 0's bucket for B (k = 0) and fires with that jiffy.
+ *
+ * So timer_next_expiry() takes, for each level, the first occupied bucket
+ * from k0 on (a cyclic bitmap scan), walks that one list for its minimum,
+ * and returns the least of the levels' minima.  It must ask every level,
+ * because levels interleave in time: a timer queued at jiffy 0 for jiffy
+ * 300 goes to level 1 and stays there until jiffy 256, so seen from jiffy
+ * 200 it is due sooner than anything level 0 holds past its next 100
+ * buckets.  Note k0: at a block start the current bucket is still to be
+ * cascaded and holds the soonest timers; one jiffy later it holds timers a
+ * whole turn of that level away, and is searched last.
+ */
+#include "time/timer.h"
+#include "time/jiffies.h"
+#include "time/arch.h"
+
+#define WHEEL_LEVELS   5
+#define WHEEL_BUCKETS  (256 + 4 * 64)
+#define BITS_PER_WORD  32
+
+/* t->bucket of a timer taken from its bucket and waiting to be run. */
+#define TIMER_BUCKET_RUNNING  0xFFFFu
+
+struct wheel_level {
+	unsigned shift;     /* bucket width is 2^shift jiffies */
+	unsigned size;      /* buckets in this level, a power of two */
+	unsigned first;     /* its first bucket in wheel.bucket[] */
+};
+
+/* Each level's first bucket is a multiple of 32, so each level's bits
+ * start on a fresh word of wheel.occupied[]. */
+static const struct wheel_level wheel_levels[WHEEL_LEVELS] = {
+	{ .shift = 0,  .size = 256, .first = 0 },
+	{ .shift = 8,  .size = 64,  .first = 256 },
+	{ .shift = 14, .size = 64,  .first = 320 },
+	{ .shift = 20, .size = 64,  .first = 384 },
+	{ .shift = 26, .size = 64,  .first = 448 },
+};
+
+static struct {
+	uint32_t base;                          /* next jiffy to process */
+	struct timer *bucket[WHEEL_BUCKETS];
+	uint32_t occupied[WHEEL_BUCKETS / BITS_PER_WORD];   /* bit set: bucket non-empty */
+	struct timer *running;                  /* due timers being run now */
+	unsigned count;                         /* pending timers */
+	bool in_run;                            /* inside timer_run_expired */
+	uint32_t run_until;                     /* the `now` it runs up to */
+} wheel;
+
+static void bucket_mark(unsigned b, bool occupied)
+{
+	uint32_t bit = 1u << (b % BITS_PER_WORD);
+	if (occupied)
+		wheel.occupied[b / BITS_PER_WORD] |= bit;
+	else
+		wheel.occupied[b / BITS_PER_WORD] &= ~bit;
+}
+
+/* Which bucket a timer expiring at `expires` goes in, seen from the base. */
+static unsigned wheel_bucket_for(uint32_t expires)
+{
+	uint32_t delta = expires - wheel.base;
+	if ((int32_t)delta < 0)         /* already due: with the next jiffy */
+		return wheel.base % wheel_levels[0].size;
+	unsigned level = 0;
+	while (level < WHEEL_LEVELS - 1 &&
+	       delta >= (uint32_t)wheel_levels[level].size << wheel_levels[level].shift)
+		level++;
+	const struct wheel_level *lv = &wheel_levels[level];
+	return lv->first + ((expires >> lv->shift) & (lv->size - 1));
+}
+
+/* Put t at the head of its bucket (t->expires set, interrupts off). */
+static void wheel_place(struct timer *t)
+{
+	unsigned b = wheel_bucket_for(t->expires);
+	t->next = wheel.bucket[b];
+	if (t->next)
+		t->next->pprev = &t->next;
+	wheel.bucket[b] = t;
+	t->pprev = &wheel.bucket[b];
+	t->bucket = (uint16_t)b;
+	bucket_mark(b, true);
+}
+
+/* Take t off whatever list it is on: a bucket or the running list. */
+static void wheel_unlink(struct timer *t)
+{
+	*t->pprev = t->next;
+	if (t->next)
+		t->next->pprev = t->pprev;
+	if (t->bucket != TIMER_BUCKET_RUNNING && wheel.bucket[t->bucket] == NULL)
+		bucket_mark(t->bucket, false);
+	t->next = NULL;
+	t->pprev = NULL;
+	wheel.count--;
+}
+
+/* Empty bucket b and return its list (interrupts off). */
+static struct timer *bucket_take(unsigned b)
+{
+	struct timer *list = wheel.bucket[b];
+	wheel.bucket[b] = NULL;
+	bucket_mark(b, false);
+	return list;
+}
+
+/* The first occupied bucket of a level at or after index `from`, going
+ * round: its distance from `from` (0 .. size-1), or -1 if the level is
+ * empty.  The word holding `from` is looked at twice: at the start only its
+ * bits from `from` up; at the end, after going round, the whole word, in
+ * which only the bits below `from` can still be set. */
+static int level_scan(const struct wheel_level *lv, unsigned from)
+{
+	const uint32_t *map = &wheel.occupied[lv->first / BITS_PER_WORD];
+	unsigned nwords = lv->size / BITS_PER_WORD;
+	unsigned from_bit = from % BITS_PER_WORD;
+	for (unsigned i = 0; i <= nwords; i++) {
+		unsigned w = (from / BITS_PER_WORD + i) % nwords;
+		uint32_t bits = map[w];
+		if (i == 0)
+			bits &= ~0u << from_bit;
+		if (bits) {
+			unsigned index = w * BITS_PER_WORD + (unsigned)__builtin_ctz(bits);
+			return (int)((index - from) & (lv->size - 1));
+		}
+	}
+	return -1;
+}
+
+/* A level's earliest timers (see the header comment): its first occupied
+ * bucket in wheel order, and the start of the block that bucket stands for
+ * — the jiffy at which the wheel must cascade it (level 0: run it). */
+static bool level_first(unsigned level, unsigned *bucket, uint32_t *start)
+{
+	const struct wheel_level *lv = &wheel_levels[level];
+	uint32_t width = 1u << lv->shift;
+	unsigned current = (wheel.base >> lv->shift) & (lv->size - 1);
+	unsigned k0 = (wheel.base & (width - 1)) == 0 ? 0 : 1;
+	int k = level_scan(lv, (current + k0) & (lv->size - 1));
+	if (k < 0)
+		return false;
+	k += (int)k0;
+	*bucket = lv->first + ((current + (unsigned)k) & (lv->size - 1));
+	*start = (wheel.base & ~(width - 1)) + (uint32_t)k * width;
+	return true;
+}
+
+/* The next jiffy, from the base on, at which the wheel has work: a level-0
+ * bucket to run or a non-empty bucket to cascade.  Its distance from the
+ * base; false if the wheel is empty. */
+static bool wheel_next_work(uint32_t *distance)
+{
+	bool found = false;
+	for (unsigned level = 0; level < WHEEL_LEVELS; level++) {
+		unsigned b;
+		uint32_t start;
+		if (level_first(level, &b, &start) && (!found || start - wheel.base < *distance)) {
+			*distance = start - wheel.base;
+			found = true;
+		}
+	}
+	return found;
+}
+
+/* Processing jiffy j (== base): every level whose block starts at j hands
+ * that block's bucket down, re-sorted from j.  Level L's block starts at j
+ * when j's low `shift` bits are 0; if that fails for L it fails for every
+ * higher level too.  A re-sorted timer is due within the emptied block, so
+ * it falls at least one level: to level 0 if due within 256 jiffies (whose
+ * bucket for j is run right after this), otherwise to a later block of its
+ * new level, never to a bucket this loop has just emptied. */
+static void wheel_cascade(uint32_t j)
+{
+	for (unsigned level = 1; level < WHEEL_LEVELS; level++) {
+		const struct wheel_level *lv = &wheel_levels[level];
+		if (j & ((1u << lv->shift) - 1))
+			break;
+		struct timer *list = bucket_take(lv->first + ((j >> lv->shift) & (lv->size - 1)));
+		while (list) {
+			struct timer *t = list;
+			list = t->next;
+			wheel_place(t);
+		}
+	}
+}
+
+/* Start from scratch at `now`.  Interrupts off. */
+static void wheel_reset(uint32_t now)
+{
+	for (unsigned b = 0; b < WHEEL_BUCKETS; b++)
+		wheel.bucket[b] = NULL;
+	for (unsigned w = 0; w < ARRAY_SIZE(wheel.occupied); w++)
+		wheel.occupied[w] = 0;
+	wheel.running = NULL;
+	wheel.count = 0;
+	wheel.base = now;
+}
+
+/* Any timers still pending are forgotten (they must not be used again
+ * without timer_init). */
+void timer_wheel_init(uint32_t now)
+{
+	unsigned long flags = arch_irq_save();
+	if (wheel.in_run)
+		panic("timer_wheel_init: called from a timer callback");
+	wheel_reset(now);
+	arch_irq_restore(flags);
+}
+
+void timer_init(struct timer *t, void (*fn)(struct timer *), const char *name)
+{
+	t->next = NULL;
+	t->pprev = NULL;
+	t->expires = 0;
+	t->function = fn;
+	t->name = name;
+	t->bucket = 0;
+}
+
+int timer_mod(struct timer *t, uint32_t expires)
+{
+	if (t->function == NULL)
+		panic("timer_mod: %s has no function", t->name ? t->name : "?");
+	unsigned long flags = arch_irq_save();
+	int was_pending = timer_pending(t);
+	if (was_pending)
+		wheel_unlink(t);
+	t->expires = expires;
+	wheel_place(t);
+	wheel.count++;
+	arch_irq_restore(flags);
+	return was_pending;
+}
+
+int timer_del(struct timer *t)
+{
+	unsigned long flags = arch_irq_save();
+	int was_pending = timer_pending(t);
+	if (was_pending)
+		wheel_unlink(t);
+	arch_irq_restore(flags);
+	return was_pending;
+}
+
+/* Each due bucket moves to wheel.running and its timers are taken off one
+ * at a time, each run with interrupts back on.  So a callback may arm or
+ * delete any timer: itself, one due later in this run, or one still
+ * waiting on the running list (which then does not run).
+ *
+ * The base has already moved past the jiffy being run, so a timer a
+ * callback arms for that jiffy or earlier counts as "already due" and fires
+ * with the next jiffy the wheel processes: later in this same call if
+ * `now` is not reached yet, else in the next call.  It never runs twice
+ * for one jiffy, so a callback re-arming itself for `now` cannot hold the
+ * tick in a loop.
+ *
+ * An interrupt during a callback may call us again (the tick).  That nested
+ * call only moves run_until on, and this loop goes on to it. */
+void timer_run_expired(uint32_t now)
+{
+	unsigned long flags = arch_irq_save();
+	if (wheel.in_run) {
+		if (time_after(now, wheel.run_until))
+			wheel.run_until = now;
+		arch_irq_restore(flags);
+		return;
+	}
+	wheel.in_run = true;
+	wheel.run_until = now;
+
+	while (time_after_eq(wheel.run_until, wheel.base)) {
+		/* Jump over the jiffies with nothing to run or cascade. */
+		uint32_t distance = 0;
+		if (!wheel_next_work(&distance) || distance > wheel.run_until - wheel.base) {
+			wheel.base = wheel.run_until + 1;
+			break;
+		}
+		uint32_t j = wheel.base + distance;
+		wheel.base = j;
+
+		/* Jiffy j: cascade, then take its level-0 bucket to run. */
+		wheel_cascade(j);
+		wheel.running = bucket_take(j % wheel_levels[0].size);
+		if (wheel.running)
+			wheel.running->pprev = &wheel.running;
+		for (struct timer *t = wheel.running; t; t = t->next)
+			t->bucket = TIMER_BUCKET_RUNNING;
+		wheel.base = j + 1;
+
+		while (wheel.running) {
+			struct timer *t = wheel.running;
+			wheel_unlink(t);
+			arch_irq_restore(flags);
+			t->function(t);
+			flags = arch_irq_save();
+		}
+	}
+	wheel.in_run = false;
+	arch_irq_restore(flags);
+}
+
+/* The earlier of `best` and the earliest timer on list t, comparing signed
+ * distances from the base (an already-due timer is behind it). */
+static struct timer *list_min(struct timer *t, struct timer *best)
+{
+	for (; t; t = t->next)
+		if (!best || (int32_t)(t->expires - wheel.base) < (int32_t)(best->expires - wheel.base))
+			best = t;
+	return best;
+}
+
+/* The pending timer with the earliest expiry, or NULL.  Why these buckets
+ * suffice is proved in the header comment.  Interrupts off. */
+static struct timer *wheel_earliest(void)
+{
+	struct timer *best = NULL;
+	for (unsigned level = 0; level < WHEEL_LEVELS; level++) {
+		unsigned b;
+		uint32_t start;
+		if (level_first(level, &b, &start))
+			best = list_min(wheel.bucket[b], best);
+	}
+	/* Asked from a callback: the timers still waiting to run count too. */
+	return list_min(wheel.running, best);
+}
+
+bool timer_next_expiry(uint32_t *expires)
+{
+	unsigned long flags = arch_irq_save();
+	struct timer *t = wheel_earliest();
+	if (t)
+		*expires = t->expires;
+	arch_irq_restore(flags);
+	return t != NULL;
+}
+
+const char *timer_next_name(void)
+{
+	unsigned long flags = arch_irq_save();
+	struct timer *t = wheel_earliest();
+	const char *name = t ? t->name : NULL;
+	arch_irq_restore(flags);
+	return name;
+}
+
+unsigned timer_count(void)
+{
+	return READ_ONCE(wheel.count);
+}
+
+/* fn runs with interrupts off and must not arm or delete timers. */
+void timer_for_each(void (*fn)(struct timer *t, void *ctx), void *ctx)
+{
+	unsigned long flags = arch_irq_save();
+	for (unsigned b = 0; b < WHEEL_BUCKETS; b++)
+		for (struct timer *t = wheel.bucket[b]; t; t = t->next)
+			fn(t, ctx);
+	for (struct timer *t = wheel.running; t; t = t->next)
+		fn(t, ctx);
+	arch_irq_restore(flags);
+}
+
+uint32_t timer_wheel_base(void)
+{
+	return READ_ONCE(wheel.base);
+}
+
+/* Gather every pending timer on one list, start the wheel afresh at
+ * new_now, and queue each again at its mapped expiry.  The timers stay
+ * pending throughout; one whose new expiry is at or before new_now fires on
+ * the next run.  Not from a callback: the run in progress counts jiffies
+ * at the old rate. */
+void timer_wheel_remap(uint32_t new_now, uint32_t (*map)(uint32_t expires, void *ctx), void *ctx)
+{
+	unsigned long flags = arch_irq_save();
+	if (wheel.in_run)
+		panic("timer_wheel_remap: called from a timer callback");
+	struct timer *all = NULL;
+	for (unsigned b = 0; b < WHEEL_BUCKETS; b++) {
+		struct timer *list = wheel.bucket[b];
+		while (list) {
+			struct timer *t = list;
+			list = t->next;
+			t->next = all;
+			all = t;
+		}
+	}
+	unsigned count = wheel.count;
+	wheel_reset(new_now);
+	while (all) {
+		struct timer *t = all;
+		all = t->next;
+		t->expires = map(t->expires, ctx);
+		wheel_place(t);
+	}
+	wheel.count = count;
+	arch_irq_restore(flags);
+}

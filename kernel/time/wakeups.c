@@ -1,0 +1,138 @@
+/* kernel/time/wakeups.c — charging each wakeup to one cause.
+ *
+ * While the CPU is idle, tick.c reports what happens: the first interrupt
+ * vector to arrive, whether the tick device fired, and what chose the length
+ * of the sleep.  At idle exit the wakeup is charged to exactly one cause:
+ *   - the tick device fired during a skip: what chose the skip's length
+ *     (a named timer or hrtimer, or a limit: device maximum, clocksource wrap);
+ *   - the tick device fired while ticking: "tick";
+ *   - otherwise: the interrupt line that arrived first.
+ */
+#include "kstring.h"
+#include "time/arch.h"
+#include "time/wakeups.h"
+
+struct wakeup_stats wakeup_stats;
+
+static struct {
+	bool active;
+	uint64_t enter_ns;
+	bool tick_fired;
+	bool have_irq;
+	unsigned first_vector;
+	bool skipping;
+	enum tick_limit limit;
+	const char *name;
+} cur;
+
+static const char *const kind_names[] = {
+	[WAKE_TICK] = "tick", [WAKE_TIMER] = "timer", [WAKE_HRTIMER] = "hrtimer",
+	[WAKE_LIMIT_DEVICE] = "limit: device max", [WAKE_LIMIT_WRAP] = "limit: clocksource wrap",
+	[WAKE_IRQ] = "irq", [WAKE_NONE] = "none",
+};
+
+const char *wakeup_kind_name(enum wakeup_kind kind) { return kind_names[kind]; }
+
+void wakeups_reset(uint64_t now)
+{
+	memset(&wakeup_stats, 0, sizeof(wakeup_stats));
+	wakeup_stats.since_ns = now;
+}
+
+void wakeups_idle_enter(uint64_t now)
+{
+	cur.active = true;
+	cur.enter_ns = now;
+	cur.tick_fired = cur.have_irq = cur.skipping = false;
+	cur.name = NULL;
+}
+
+void wakeups_note_irq(unsigned vector)
+{
+	if (cur.active && !cur.have_irq) {
+		cur.have_irq = true;
+		cur.first_vector = vector;
+	}
+}
+
+void wakeups_note_tick_event(void)
+{
+	if (cur.active)
+		cur.tick_fired = true;
+}
+
+void wakeups_note_skip(enum tick_limit limit, const char *name, uint64_t len_ns)
+{
+	(void)len_ns;
+	cur.skipping = true;
+	cur.limit = limit;
+	cur.name = name;
+	wakeup_stats.skips_by_limit[limit]++;
+}
+
+static void charge(enum wakeup_kind kind, const char *name, unsigned vector)
+{
+	struct wakeup_stats *s = &wakeup_stats;
+	for (unsigned i = 0; i < s->ncauses; i++) {
+		struct wakeup_cause *c = &s->causes[i];
+		if (c->kind == kind && c->vector == vector &&
+		    (c->name == name || (c->name && name && strcmp(c->name, name) == 0))) {
+			c->count++;
+			return;
+		}
+	}
+	if (s->ncauses == WAKEUP_CAUSES_MAX) {
+		s->other++;
+		return;
+	}
+	s->causes[s->ncauses++] = (struct wakeup_cause){ kind, name, vector, 1 };
+}
+
+static enum wakeup_kind kind_of_limit(enum tick_limit l)
+{
+	switch (l) {
+	case TICK_LIMIT_TIMER:   return WAKE_TIMER;
+	case TICK_LIMIT_HRTIMER: return WAKE_HRTIMER;
+	case TICK_LIMIT_DEVICE:  return WAKE_LIMIT_DEVICE;
+	case TICK_LIMIT_WRAP:    return WAKE_LIMIT_WRAP;
+	default:                 return WAKE_TICK;
+	}
+}
+
+void wakeups_idle_exit(uint64_t now)
+{
+	struct wakeup_stats *s = &wakeup_stats;
+	if (!cur.active)
+		return;
+	cur.active = false;
+	uint64_t slept = now > cur.enter_ns ? now - cur.enter_ns : 0;
+	s->idle_ns += slept;
+	if (!cur.tick_fired && !cur.have_irq)
+		return;                 /* woke for no interrupt (one was pending) */
+	s->wakeups++;
+	if (slept > s->max_sleep_ns)
+		s->max_sleep_ns = slept;
+	if (cur.tick_fired && cur.skipping)
+		charge(kind_of_limit(cur.limit), cur.name, 0);
+	else if (cur.tick_fired)
+		charge(WAKE_TICK, NULL, 0);
+	else
+		charge(WAKE_IRQ, NULL, cur.first_vector);
+}
+
+void wakeups_snapshot(struct wakeup_stats *out)
+{
+	unsigned long f = arch_irq_save();
+	*out = wakeup_stats;
+	arch_irq_restore(f);
+	/* Insertion sort, most frequent first: at most 32 entries. */
+	for (unsigned i = 1; i < out->ncauses; i++) {
+		struct wakeup_cause c = out->causes[i];
+		unsigned j = i;
+		while (j > 0 && out->causes[j - 1].count < c.count) {
+			out->causes[j] = out->causes[j - 1];
+			j--;
+		}
+		out->causes[j] = c;
+	}
+}

@@ -1,0 +1,181 @@
+"""The time subsystem from the shell: uptime, clocksources, clock event
+devices, sleep, hz, date — on every machine shape lull supports."""
+import datetime
+import re
+import time
+
+import pytest
+
+UPTIME_RE = re.compile(r"up (\d+)\.(\d{9}) s, jiffies (\d+)  HZ=(\d+)")
+
+# (machine, cpu, extra args, continuous clocksources expected, devices expected)
+MACHINES = {
+    "pc": dict(machine="pc"),
+    "q35": dict(machine="q35"),
+    "pc-no-hpet": dict(machine="pc", extra=["-no-hpet"]),
+    "isapc-486": dict(machine="isapc", cpu="486"),
+    "isapc-pentium": dict(machine="isapc", cpu="pentium"),
+    "pentium3": dict(cpu="pentium3"),
+}
+
+
+def uptime(vm):
+    out = vm.cmd("uptime")
+    m = UPTIME_RE.search(out)
+    assert m, out
+    return int(m.group(1)) + int(m.group(2)) / 1e9, int(m.group(3)), int(m.group(4))
+
+
+def rate_against_host(vm, seconds=3.0):
+    """Guest seconds per host second over `seconds` of host time."""
+    h0 = time.monotonic()
+    g0, _, _ = uptime(vm)
+    h0b = time.monotonic()
+    time.sleep(seconds)
+    h1 = time.monotonic()
+    g1, _, _ = uptime(vm)
+    h1b = time.monotonic()
+    # Each uptime is taken somewhere between sending and the prompt.
+    return (g1 - g0) / (((h1 + h1b) - (h0 + h0b)) / 2)
+
+
+@pytest.mark.parametrize("shape", sorted(MACHINES))
+def test_boots_and_keeps_host_time(boot, shape):
+    vm = boot(**MACHINES[shape])
+    assert "tick:" in vm.log_text()
+    rate = rate_against_host(vm)
+    assert 0.98 <= rate <= 1.02, f"{shape}: guest runs at {rate:.4f} x host"
+
+
+def test_uptime_format_and_jiffies_wrap(boot):
+    vm = boot()
+    t0, j0, hz = uptime(vm)
+    assert hz == 250
+    time.sleep(2.5)
+    t1, j1, _ = uptime(vm)
+    assert t1 > t0
+    # jiffies start 2 s before the 32-bit wrap, so by now they wrapped.
+    assert j0 > 2**32 - 3 * hz or j0 < hz * 3
+    assert j1 < j0 or j0 < hz * 3
+    assert abs(((j1 - j0) % 2**32) / hz - (t1 - t0)) < 0.1
+
+
+def test_clocksource_list_and_switch_without_jump(boot):
+    vm = boot()
+    out = vm.cmd("clocksource")
+    names = re.findall(r"^[* ] (\S+)\s+rating", out, re.M)
+    current = re.search(r"^\* (\S+)", out, re.M).group(1)
+    assert {"tsc", "hpet", "acpi_pm"} <= set(names), out
+    for name in ["acpi_pm", "hpet", "tsc", current]:
+        before, _, _ = uptime(vm)
+        assert vm.cmd(f"clocksource {name}").strip() == ""
+        after, _, _ = uptime(vm)
+        assert 0 <= after - before < 0.5, (name, before, after)
+        assert re.search(rf"^\* {name}\s", vm.cmd("clocksource"), re.M)
+    assert rate_against_host(vm, 2) == pytest.approx(1.0, abs=0.02)
+
+
+def test_clocksource_errors_change_nothing(vm):
+    before = vm.cmd("clocksource")
+    assert vm.cmd("clocksource nosuch").startswith("error: no clocksource 'nosuch'")
+    assert vm.cmd("clocksource a b").startswith("usage: clocksource")
+    assert vm.cmd("clocksource") == before
+
+
+def test_clockevent_list_and_switch(boot):
+    vm = boot()
+    out = vm.cmd("clockevent")
+    names = re.findall(r"^[* ] (\S+)\s+rating", out, re.M)
+    assert {"pit", "lapic", "hpet"} <= set(names), out
+    assert re.search(r"max \d+\.\d+ (ms|s)", out)
+    for name in ["pit", "hpet", "lapic"]:
+        assert vm.cmd(f"clockevent {name}").strip() == ""
+        assert re.search(rf"^\* {name}\s", vm.cmd("clockevent"), re.M)
+        t0 = time.monotonic()
+        vm.cmd("sleep 300")
+        assert 0.25 < time.monotonic() - t0 < 1.5, name
+    assert vm.cmd("clockevent nosuch").startswith("error: no clock event device 'nosuch'")
+
+
+def test_sleep_takes_host_time(vm):
+    t0 = time.monotonic()
+    assert vm.cmd("sleep 1000").strip() == ""
+    elapsed = time.monotonic() - t0
+    assert 0.95 < elapsed < 1.6, elapsed
+    t0 = time.monotonic()
+    assert vm.cmd("sleep 0").strip() == ""
+    assert time.monotonic() - t0 < 0.5
+
+
+@pytest.mark.parametrize("arg", ["-1", "abc", "86400001", "1.5", "0x", "99999999999999999999", "+5"])
+def test_sleep_rejects_bad_numbers(vm, arg):
+    out = vm.cmd(f"sleep {arg}")
+    assert out.strip() == "usage: sleep MS"
+
+
+def test_sleep_usage_and_ctrl_c(vm):
+    assert vm.cmd("sleep").strip() == "usage: sleep MS"
+    assert vm.cmd("sleep 1 2").strip() == "usage: sleep MS"
+    t0 = time.monotonic()
+    vm.type("sleep 60000\r")
+    time.sleep(0.5)
+    vm.send("\x03")
+    out = vm.wait_prompt()
+    assert "interrupted" in out
+    assert time.monotonic() - t0 < 5
+    assert vm.cmd("version").startswith("lull")
+
+
+def test_hz_default_and_boot_option(boot):
+    vm = boot()
+    assert vm.cmd("hz").startswith("HZ=250")
+    vm2 = boot(append="hz=1000")
+    assert vm2.cmd("hz").startswith("HZ=1000")
+    assert uptime(vm2)[2] == 1000
+    vm3 = boot(append="hz=300")
+    assert "bad value '300' for option 'hz'" in vm3.log_text()
+    assert vm3.cmd("hz").startswith("HZ=250")
+
+
+def test_irqs_counts_devices(vm):
+    out = vm.cmd("irqs")
+    assert re.search(r"\s4\s+uart\s+\d+", out), out
+    tick_line = re.search(r"(pit|lapic|hpet)\S*\s+(\d+)", out)
+    assert tick_line, out
+    time.sleep(0.5)
+    out2 = vm.cmd("irqs")
+    n1 = int(re.search(r"\s4\s+uart\s+(\d+)", out).group(1))
+    n2 = int(re.search(r"\s4\s+uart\s+(\d+)", out2).group(1))
+    assert n2 > n1                              # we typed a line in between
+
+
+def test_timers_lists_both_kinds(vm):
+    out = vm.cmd("timers")
+    assert re.match(r"\d+ wheel timers, \d+ hrtimers pending \(jiffies \d+\)", out)
+
+
+def test_date_is_host_utc(vm):
+    out = vm.cmd("date").strip()
+    m = re.fullmatch(r"(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)", out)
+    assert m, out
+    guest = datetime.datetime(*map(int, m.groups()), tzinfo=datetime.timezone.utc)
+    host = datetime.datetime.now(datetime.timezone.utc)
+    assert abs((host - guest).total_seconds()) < 120
+
+
+def test_acpi_lists_tables(boot):
+    vm = boot()
+    out = vm.cmd("acpi")
+    for sig in ("RSDT", "FACP", "APIC", "HPET"):
+        assert sig in out, out
+    vm2 = boot(machine="isapc", cpu="486")
+    assert "no ACPI" in vm2.cmd("acpi")
+
+
+@pytest.mark.parametrize("cmd", ["uptime x", "timers x", "irqs x", "hz 300", "hz abc",
+                                 "hz 250 1", "date x", "acpi x", "tick bogus", "busy 0",
+                                 "busy", "busy 3601", "clockevent a b"])
+def test_bad_arguments(vm, cmd):
+    out = vm.cmd(cmd)
+    assert out.startswith("usage: ") or out.startswith("error: "), out
+    assert vm.cmd("version").startswith("lull")

@@ -1,0 +1,84 @@
+/* tests/unit/host_arch.c — include/time/arch.h for the host unit tests, plus
+ * the tick layer's hook, so kernel/time/ links unchanged against fakes.
+ *
+ * Tests look at what happened through the host_* variables below (declare
+ * them extern where needed):
+ *   host_irqs_disabled   the simulated interrupt flag; callbacks assert it
+ *   host_last_kprintf    the last line kprintf formatted
+ *   host_panic_catch     if set, panic() longjmps there instead of aborting,
+ *                        so a test can check that a broken invariant panics
+ *   host_last_panic      the panic message
+ *   host_clockevent_registered_calls / host_last_registered_clockevent
+ *                        what tick_clockevent_registered() was told
+ * kprintf prints only when LULL_UNIT_VERBOSE is set in the environment.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "time/arch.h"
+#include "time/clockevent.h"
+
+bool host_irqs_disabled;
+char host_last_kprintf[256];
+jmp_buf *host_panic_catch;
+char host_last_panic[256];
+unsigned host_clockevent_registered_calls;
+struct clock_event_device *host_last_registered_clockevent;
+bool host_clockevent_registered_irqs_disabled;
+
+unsigned long arch_irq_save(void)
+{
+	unsigned long was_disabled = host_irqs_disabled;
+	host_irqs_disabled = true;
+	return was_disabled;
+}
+
+/* The tick layer's unconditional switches (not used by the time core). */
+void arch_irq_enable(void) { host_irqs_disabled = false; }
+void arch_irq_disable(void) { host_irqs_disabled = true; }
+
+/* Restoring while interrupts are on means a save/restore pair is broken. */
+void arch_irq_restore(unsigned long flags)
+{
+	if (!host_irqs_disabled || flags > 1) {
+		fprintf(stderr, "arch_irq_restore: unbalanced (enabled=%d, flags=%lu)\n",
+		        !host_irqs_disabled, flags);
+		abort();
+	}
+	host_irqs_disabled = flags != 0;
+}
+
+int kprintf(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(host_last_kprintf, sizeof(host_last_kprintf), fmt, ap);
+	va_end(ap);
+	if (getenv("LULL_UNIT_VERBOSE"))
+		fputs(host_last_kprintf, stdout);
+	return n;
+}
+
+void panic(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(host_last_panic, sizeof(host_last_panic), fmt, ap);
+	va_end(ap);
+	if (host_panic_catch) {
+		jmp_buf *to = host_panic_catch;
+		host_panic_catch = NULL;
+		longjmp(*to, 1);
+	}
+	fprintf(stderr, "panic: %s\n", host_last_panic);
+	abort();
+}
+
+void tick_clockevent_registered(struct clock_event_device *dev)
+{
+	host_clockevent_registered_calls++;
+	host_last_registered_clockevent = dev;
+	host_clockevent_registered_irqs_disabled = host_irqs_disabled;
+}

@@ -1,0 +1,459 @@
+// SOURCES: kernel/time/clockevents.c kernel/time/clocksource.c kernel/time/timekeeping.c tests/unit/host_arch.c
+/* tests/unit/test_clockevents.c — limits, conversion, programming, retries.
+ *
+ * A fake device records every count it is programmed with, and can be told
+ * to answer -ETIME the first N times, as hardware does when the deadline
+ * slipped by while it was being written.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "time/clockevent.h"
+#include "errno.h"
+
+extern bool host_irqs_disabled;
+extern unsigned host_clockevent_registered_calls;
+extern struct clock_event_device *host_last_registered_clockevent;
+extern bool host_clockevent_registered_irqs_disabled;
+
+typedef unsigned __int128 u128;
+
+#define LOG_MAX 16
+
+struct fake_dev {
+	struct clock_event_device dev;
+	unsigned etime_left;        /* answer -ETIME this many more times */
+	int fail_with;              /* or always answer this (if non-zero) */
+	unsigned calls;
+	uint64_t ticks[LOG_MAX];    /* counts programmed, in order */
+	unsigned periodic_hz;
+	unsigned shutdowns;
+};
+
+static struct fake_dev *fake_of(struct clock_event_device *dev)
+{
+	return container_of(dev, struct fake_dev, dev);
+}
+
+static int fake_set_next_event(struct clock_event_device *dev, uint64_t ticks)
+{
+	struct fake_dev *f = fake_of(dev);
+	/* The core never hands the hardware a count outside its range. */
+	assert_true(ticks >= dev->min_delta_ticks);
+	assert_true(ticks <= dev->max_delta_ticks);
+	if (f->calls < LOG_MAX)
+		f->ticks[f->calls] = ticks;
+	f->calls++;
+	if (f->fail_with)
+		return f->fail_with;
+	if (f->etime_left) {
+		f->etime_left--;
+		return -ETIME;
+	}
+	return 0;
+}
+
+static int fake_set_periodic(struct clock_event_device *dev, unsigned hz)
+{
+	struct fake_dev *f = fake_of(dev);
+	if (f->fail_with)
+		return f->fail_with;
+	f->periodic_hz = hz;
+	return 0;
+}
+
+static int fake_set_oneshot(struct clock_event_device *dev)
+{
+	return fake_of(dev)->fail_with;
+}
+
+static int fake_shutdown(struct clock_event_device *dev)
+{
+	fake_of(dev)->shutdowns++;
+	return fake_of(dev)->fail_with;
+}
+
+static void fake_init(struct fake_dev *f, const char *name, int rating, uint32_t features,
+                      uint64_t freq, uint64_t min_ticks, uint64_t max_ticks)
+{
+	memset(f, 0, sizeof(*f));
+	f->dev.name = name;
+	f->dev.rating = rating;
+	f->dev.features = features;
+	f->dev.freq_hz = freq;
+	f->dev.min_delta_ticks = min_ticks;
+	f->dev.max_delta_ticks = max_ticks;
+	f->dev.irq = -1;
+	f->dev.set_periodic = fake_set_periodic;
+	f->dev.set_oneshot = fake_set_oneshot;
+	f->dev.set_next_event = fake_set_next_event;
+	f->dev.shutdown = fake_shutdown;
+}
+
+static int reset(void **state)
+{
+	(void)state;
+	clockevents_reset_for_test();
+	host_clockevent_registered_calls = 0;
+	host_last_registered_clockevent = NULL;
+	return 0;
+}
+
+#define BOTH (CLOCK_EVT_FEAT_PERIODIC | CLOCK_EVT_FEAT_ONESHOT)
+
+/* Limits: min rounded up (converts back to >= min ticks, and 1 ns less
+ * would not), max rounded down (converts back to <= max ticks), both within
+ * 1e-6 + 1 ns of the exact value, and no overflow at max. */
+static void check_limits(const struct clock_event_device *d)
+{
+	assert_true(d->mult > 0);
+	assert_true(clockevent_ns2ticks(d, d->max_delta_ns) <= d->max_delta_ticks);
+	assert_true((u128)d->max_delta_ns * d->mult <= UINT64_MAX);
+	assert_true(d->min_delta_ns <= d->max_delta_ns);
+	/* Up to 1 GHz a tick is at least 1 ns, and min rounds to exactly the
+	 * smallest ns that reaches min_delta_ticks. */
+	if (d->freq_hz <= NSEC_PER_SEC) {
+		assert_true(clockevent_ns2ticks(d, d->min_delta_ns) >= d->min_delta_ticks);
+		assert_true(clockevent_ns2ticks(d, d->min_delta_ns - 1) < d->min_delta_ticks);
+	}
+	long double exact_min = (long double)d->min_delta_ticks * 1e9L / (long double)d->freq_hz;
+	long double exact_max = (long double)d->max_delta_ticks * 1e9L / (long double)d->freq_hz;
+	assert_true((long double)d->min_delta_ns >= exact_min * (1 - 1e-6L) - 1);
+	assert_true((long double)d->min_delta_ns <= exact_min * (1 + 1e-6L) + 1);
+	if (exact_max < 600e9L) {
+		assert_true((long double)d->max_delta_ns <= exact_max * (1 + 1e-6L) + 1);
+		assert_true((long double)d->max_delta_ns >= exact_max * (1 - 1e-6L) - 1);
+	} else {
+		assert_true(d->max_delta_ns >= 600 * NSEC_PER_SEC);   /* at least the cap */
+	}
+}
+
+static void test_register_derives_limits(void **state)
+{
+	(void)state;
+	static struct fake_dev pit, lapic, hpet, fast, wide;
+	fake_init(&pit, "pit", 110, BOTH, 1193182, 2, 0xFFFF);
+	fake_init(&lapic, "lapic", 100, BOTH, 1000000000, 1, 0xFFFFFFFF);
+	fake_init(&hpet, "hpet", 150, CLOCK_EVT_FEAT_ONESHOT, 14318180, 3, 0xFFFFFFFF);
+	fake_init(&fast, "fast", 50, CLOCK_EVT_FEAT_ONESHOT, 10000000000ull, 5, 0xFFFFFFFFFFull);
+	fake_init(&wide, "wide", 50, CLOCK_EVT_FEAT_ONESHOT, 100000000, 1, UINT64_MAX);
+	struct fake_dev *all[] = { &pit, &lapic, &hpet, &fast, &wide };
+	for (size_t i = 0; i < 5; i++) {
+		assert_int_equal(clockevents_register(&all[i]->dev), 0);
+		check_limits(&all[i]->dev);
+		assert_int_equal(all[i]->dev.state, CLOCK_EVT_STATE_SHUTDOWN);
+		assert_non_null(all[i]->dev.event_handler);
+		all[i]->dev.event_handler(&all[i]->dev);    /* a no-op, safe */
+	}
+	/* The PIT: 2 ticks of 838.1 ns round up to 1677 ns; 65535 ticks are
+	 * 54924563.06 ns, and with mult rounded up (5124678 for 5124677.67)
+	 * the conversion gives 54924559.5, rounded down. */
+	assert_true(pit.dev.min_delta_ns == 1677);
+	assert_true(pit.dev.max_delta_ns == 54924559);
+	assert_true(lapic.dev.min_delta_ns == 1);
+	/* 10 GHz: 5 ticks are 0.5 ns, rounded up to 1 ns (10 ticks). */
+	assert_true(fast.dev.min_delta_ns == 1);
+	/* A 64-bit count is capped where ns * mult would overflow. */
+	assert_true(wide.dev.max_delta_ns == UINT64_MAX / wide.dev.mult);
+}
+
+static void test_conversions(void **state)
+{
+	(void)state;
+	static struct fake_dev d;
+	fake_init(&d, "pm", 100, CLOCK_EVT_FEAT_ONESHOT, 3579545, 1, 0xFFFFFF);
+	assert_int_equal(clockevents_register(&d.dev), 0);
+	/* 1 ms is 3579.545 ticks: rounds down to 3579. */
+	assert_true(clockevent_ns2ticks(&d.dev, NSEC_PER_MSEC) == 3579);
+	/* 3579 ticks are 999847.7 ns: rounds down. */
+	assert_true(clockevent_ticks2ns(&d.dev, 3579) == 999847);
+	assert_true(clockevent_ns2ticks(&d.dev, 0) == 0);
+	/* Saturation instead of overflow. */
+	assert_true(clockevent_ns2ticks(&d.dev, UINT64_MAX) == UINT64_MAX);
+	assert_true(clockevent_ticks2ns(&d.dev, UINT64_MAX) == UINT64_MAX);
+	/* A round trip loses at most one tick. */
+	for (uint64_t t = 1; t < 0xFFFFFF; t = t * 3 + 1) {
+		uint64_t back = clockevent_ns2ticks(&d.dev, clockevent_ticks2ns(&d.dev, t));
+		assert_true(back == t || back + 1 == t);
+	}
+}
+
+static void test_register_rejects_bad_fields(void **state)
+{
+	(void)state;
+	static struct fake_dev d;
+	fake_init(&d, NULL, 100, BOTH, 1000000, 1, 100);
+	assert_int_equal(clockevents_register(&d.dev), -EINVAL);
+	fake_init(&d, "d", 100, BOTH, 0, 1, 100);
+	assert_int_equal(clockevents_register(&d.dev), -EINVAL);
+	fake_init(&d, "d", 100, 0, 1000000, 1, 100);
+	assert_int_equal(clockevents_register(&d.dev), -EINVAL);
+	fake_init(&d, "d", 100, BOTH, 1000000, 0, 100);
+	assert_int_equal(clockevents_register(&d.dev), -EINVAL);
+	fake_init(&d, "d", 100, BOTH, 1000000, 200, 100);
+	assert_int_equal(clockevents_register(&d.dev), -EINVAL);
+	fake_init(&d, "d", 100, BOTH, 1000000, 1, 100);
+	d.dev.set_next_event = NULL;
+	assert_int_equal(clockevents_register(&d.dev), -EINVAL);
+	fake_init(&d, "d", 100, BOTH, 1000000, 1, 100);
+	d.dev.set_periodic = NULL;
+	assert_int_equal(clockevents_register(&d.dev), -EINVAL);
+	fake_init(&d, "a_name_that_is_far_too_long_to_be_kept", 100, BOTH, 1000000, 1, 100);
+	assert_int_equal(clockevents_register(&d.dev), -EINVAL);
+	assert_null(clockevents_first());
+	assert_int_equal(host_clockevent_registered_calls, 0);
+
+	static struct fake_dev a, b;
+	fake_init(&a, "same", 100, BOTH, 1000000, 1, 100);
+	fake_init(&b, "same", 200, BOTH, 1000000, 1, 100);
+	assert_int_equal(clockevents_register(&a.dev), 0);
+	assert_int_equal(clockevents_register(&b.dev), -EINVAL);
+	assert_int_equal(clockevents_register(&a.dev), -EINVAL);
+	assert_int_equal(host_clockevent_registered_calls, 1);
+}
+
+static void test_tick_layer_told(void **state)
+{
+	(void)state;
+	static struct fake_dev a, b;
+	fake_init(&a, "a", 100, BOTH, 1000000, 1, 100);
+	fake_init(&b, "b", 200, BOTH, 1000000, 1, 100);
+	assert_int_equal(clockevents_register(&a.dev), 0);
+	assert_int_equal(host_clockevent_registered_calls, 1);
+	assert_ptr_equal(host_last_registered_clockevent, &a.dev);
+	assert_false(host_clockevent_registered_irqs_disabled);
+	assert_int_equal(clockevents_register(&b.dev), 0);
+	assert_int_equal(host_clockevent_registered_calls, 2);
+	assert_ptr_equal(host_last_registered_clockevent, &b.dev);
+}
+
+static void test_best_and_find(void **state)
+{
+	(void)state;
+	static struct fake_dev pit, lapic, hpet, tie;
+	fake_init(&pit, "pit", 110, BOTH, 1193182, 2, 0xFFFF);
+	fake_init(&lapic, "lapic", 100, CLOCK_EVT_FEAT_ONESHOT, 1000000000, 1, 0xFFFFFFFF);
+	fake_init(&hpet, "hpet", 150, CLOCK_EVT_FEAT_ONESHOT, 14318180, 3, 0xFFFFFFFF);
+	fake_init(&tie, "tie", 150, BOTH, 14318180, 3, 0xFFFFFFFF);
+	assert_null(clockevents_best(0));
+	assert_int_equal(clockevents_register(&pit.dev), 0);
+	assert_int_equal(clockevents_register(&lapic.dev), 0);
+	assert_int_equal(clockevents_register(&hpet.dev), 0);
+	assert_int_equal(clockevents_register(&tie.dev), 0);
+
+	assert_ptr_equal(clockevents_best(CLOCK_EVT_FEAT_ONESHOT), &hpet.dev);  /* tie: earlier */
+	assert_ptr_equal(clockevents_best(CLOCK_EVT_FEAT_PERIODIC), &tie.dev);
+	assert_ptr_equal(clockevents_best(BOTH), &tie.dev);
+	assert_ptr_equal(clockevents_best(0), &hpet.dev);
+	assert_ptr_equal(clockevents_find("lapic"), &lapic.dev);
+	assert_null(clockevents_find("nosuch"));
+	assert_ptr_equal(clockevents_first(), &pit.dev);
+	assert_ptr_equal(pit.dev.next, &lapic.dev);
+}
+
+static void test_state_changes(void **state)
+{
+	(void)state;
+	static struct fake_dev d, oneshot_only;
+	fake_init(&d, "d", 100, BOTH, 1193182, 2, 0xFFFF);
+	fake_init(&oneshot_only, "o", 100, CLOCK_EVT_FEAT_ONESHOT, 1193182, 2, 0xFFFF);
+	assert_int_equal(clockevents_register(&d.dev), 0);
+	assert_int_equal(clockevents_register(&oneshot_only.dev), 0);
+
+	assert_int_equal(clockevents_set_periodic(&d.dev, 250), 0);
+	assert_int_equal(d.dev.state, CLOCK_EVT_STATE_PERIODIC);
+	assert_int_equal(d.periodic_hz, 250);
+	/* Programming a deadline needs one-shot mode. */
+	assert_int_equal(clockevents_program_event(&d.dev, 5000000, 0), -EINVAL);
+	assert_int_equal(d.calls, 0);
+
+	assert_int_equal(clockevents_set_oneshot(&d.dev), 0);
+	assert_int_equal(d.dev.state, CLOCK_EVT_STATE_ONESHOT);
+	assert_int_equal(clockevents_program_event(&d.dev, 5000000, 0), 0);
+	assert_true(d.dev.next_event_ns == 5000000);
+	assert_int_equal(clockevents_shutdown(&d.dev), 0);
+	assert_int_equal(d.dev.state, CLOCK_EVT_STATE_SHUTDOWN);
+	assert_true(d.dev.next_event_ns == 0);
+	assert_int_equal(d.shutdowns, 1);
+
+	/* A driver error leaves the recorded state alone. */
+	d.fail_with = -EINVAL;
+	assert_int_equal(clockevents_set_periodic(&d.dev, 250), -EINVAL);
+	assert_int_equal(d.dev.state, CLOCK_EVT_STATE_SHUTDOWN);
+	d.fail_with = 0;
+	/* Features the device lacks. */
+	assert_int_equal(clockevents_set_periodic(&oneshot_only.dev, 250), -EINVAL);
+	assert_int_equal(clockevents_set_periodic(&d.dev, 0), -EINVAL);
+}
+
+static void test_program_event_clamps(void **state)
+{
+	(void)state;
+	static struct fake_dev d;
+	fake_init(&d, "pit", 110, BOTH, 1193182, 2, 0xFFFF);
+	assert_int_equal(clockevents_register(&d.dev), 0);
+	assert_int_equal(clockevents_set_oneshot(&d.dev), 0);
+	const uint64_t now = 123456789000ull;
+
+	/* In range: the delta converted. */
+	assert_int_equal(clockevents_program_event(&d.dev, now + 1000000, now), 0);
+	assert_true(d.ticks[0] == clockevent_ns2ticks(&d.dev, 1000000));
+	assert_true(d.ticks[0] == 1193);
+	/* Too soon: min_delta. */
+	assert_int_equal(clockevents_program_event(&d.dev, now + 10, now), 0);
+	assert_true(d.ticks[1] == 2);
+	/* Already past: min_delta too, and the deadline recorded. */
+	assert_int_equal(clockevents_program_event(&d.dev, now - 5000, now), 0);
+	assert_true(d.ticks[2] == 2);
+	assert_true(d.dev.next_event_ns == now - 5000);
+	/* Too far: max_delta_ns, which converts to the device's largest count
+	 * or one less (it was rounded down); the device fires early and is
+	 * reprogrammed. */
+	assert_int_equal(clockevents_program_event(&d.dev, now + 10 * NSEC_PER_SEC, now), 0);
+	assert_true(d.ticks[3] == clockevent_ns2ticks(&d.dev, d.dev.max_delta_ns));
+	assert_true(d.ticks[3] >= 0xFFFF - 1);
+	assert_true(d.dev.next_event_ns == now + 10 * NSEC_PER_SEC);
+	assert_true(d.dev.retries == 0);
+
+	/* Above 1 GHz, min_delta_ns converts to more than min ticks... */
+	static struct fake_dev fast;
+	fake_init(&fast, "fast", 50, CLOCK_EVT_FEAT_ONESHOT, 10000000000ull, 5, 1000000);
+	assert_int_equal(clockevents_register(&fast.dev), 0);
+	assert_int_equal(clockevents_set_oneshot(&fast.dev), 0);
+	assert_int_equal(clockevents_program_event(&fast.dev, now, now), 0);
+	assert_true(fast.ticks[0] >= 5 && fast.ticks[0] <= 10);
+	/* ...and the count never exceeds the hardware's maximum. */
+	assert_int_equal(clockevents_program_event(&fast.dev, now + NSEC_PER_SEC, now), 0);
+	assert_true(fast.ticks[1] == 1000000);
+}
+
+static void test_etime_retries_then_succeeds(void **state)
+{
+	(void)state;
+	static struct fake_dev d;
+	fake_init(&d, "lapic", 100, CLOCK_EVT_FEAT_ONESHOT, 100000000, 10, 0xFFFFFFFF);
+	assert_int_equal(clockevents_register(&d.dev), 0);
+	assert_int_equal(clockevents_set_oneshot(&d.dev), 0);
+	assert_true(d.dev.min_delta_ns == 100);
+
+	d.etime_left = 2;
+	assert_int_equal(clockevents_program_event(&d.dev, 5000000, 1000000), 0);
+	assert_int_equal(d.calls, 3);
+	assert_true(d.dev.retries == 2);
+	assert_true(d.ticks[0] == 400000);      /* the asked-for 4 ms */
+	assert_true(d.ticks[1] == 10);          /* min_delta */
+	assert_true(d.ticks[2] == 20);          /* doubled */
+	assert_true(d.dev.next_event_ns == 5000000);
+
+	/* Retries add up over calls. */
+	d.etime_left = 1;
+	assert_int_equal(clockevents_program_event(&d.dev, 5000000, 1000000), 0);
+	assert_true(d.dev.retries == 3);
+}
+
+static void test_etime_gives_up(void **state)
+{
+	(void)state;
+	static struct fake_dev d;
+	fake_init(&d, "lapic", 100, CLOCK_EVT_FEAT_ONESHOT, 100000000, 10, 0xFFFFFFFF);
+	assert_int_equal(clockevents_register(&d.dev), 0);
+	assert_int_equal(clockevents_set_oneshot(&d.dev), 0);
+
+	d.etime_left = 1000;
+	assert_int_equal(clockevents_program_event(&d.dev, 5000000, 1000000), -ETIME);
+	/* The first try and a bounded number of retries, each backing off. */
+	assert_true(d.dev.retries >= 3 && d.dev.retries <= 8);
+	assert_int_equal(d.calls, d.dev.retries + 1);
+	for (unsigned i = 2; i < d.calls; i++)
+		assert_true(d.ticks[i] == 2 * d.ticks[i - 1]);
+	assert_true(d.dev.next_event_ns == 0);      /* nothing armed */
+
+	/* Other errors are passed on at once, without retrying. */
+	d.etime_left = 0;
+	d.fail_with = -EINVAL;
+	uint64_t retries = d.dev.retries;
+	d.calls = 0;
+	assert_int_equal(clockevents_program_event(&d.dev, 5000000, 1000000), -EINVAL);
+	assert_int_equal(d.calls, 1);
+	assert_true(d.dev.retries == retries);
+}
+
+/* The backoff stops growing at max_delta. */
+static void test_etime_backoff_capped(void **state)
+{
+	(void)state;
+	static struct fake_dev d;
+	fake_init(&d, "tiny", 100, CLOCK_EVT_FEAT_ONESHOT, 1000000, 10, 25);
+	assert_int_equal(clockevents_register(&d.dev), 0);
+	assert_int_equal(clockevents_set_oneshot(&d.dev), 0);
+	d.etime_left = 1000;
+	assert_int_equal(clockevents_program_event(&d.dev, 0, 0), -ETIME);
+	for (unsigned i = 0; i < d.calls && i < LOG_MAX; i++)
+		assert_true(d.ticks[i] >= 10 && d.ticks[i] <= 25);
+	assert_true(d.ticks[d.calls - 1] == clockevent_ns2ticks(&d.dev, d.dev.max_delta_ns));
+	assert_true(d.ticks[d.calls - 1] >= 24);
+}
+
+static unsigned handled;
+static void count_handler(struct clock_event_device *dev)
+{
+	assert_true(dev->events == handled + 1);    /* counted before the call */
+	handled++;
+}
+
+static void test_handle_event_counts(void **state)
+{
+	(void)state;
+	static struct fake_dev d;
+	fake_init(&d, "pit", 110, BOTH, 1193182, 2, 0xFFFF);
+	assert_int_equal(clockevents_register(&d.dev), 0);
+	clockevents_handle_event(&d.dev);           /* before the tick layer: no-op */
+	assert_true(d.dev.events == 1);
+	handled = 1;
+	d.dev.event_handler = count_handler;
+	for (int i = 0; i < 5; i++)
+		clockevents_handle_event(&d.dev);
+	assert_int_equal(handled, 6);
+	assert_true(d.dev.events == 6);
+}
+
+static void test_preferred_name(void **state)
+{
+	(void)state;
+	assert_null(clockevents_preferred());
+	char name[16];
+	strcpy(name, "hpet");
+	clockevents_set_preferred(name);
+	strcpy(name, "xxxx");
+	assert_string_equal(clockevents_preferred(), "hpet");
+	clockevents_set_preferred("a_name_that_is_far_too_long_to_be_kept");
+	assert_string_equal(clockevents_preferred(), "hpet");
+	clockevents_set_preferred("");
+	assert_null(clockevents_preferred());
+	clockevents_set_preferred("lapic");
+	clockevents_set_preferred(NULL);
+	assert_null(clockevents_preferred());
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup(test_register_derives_limits, reset),
+		cmocka_unit_test_setup(test_conversions, reset),
+		cmocka_unit_test_setup(test_register_rejects_bad_fields, reset),
+		cmocka_unit_test_setup(test_tick_layer_told, reset),
+		cmocka_unit_test_setup(test_best_and_find, reset),
+		cmocka_unit_test_setup(test_state_changes, reset),
+		cmocka_unit_test_setup(test_program_event_clamps, reset),
+		cmocka_unit_test_setup(test_etime_retries_then_succeeds, reset),
+		cmocka_unit_test_setup(test_etime_gives_up, reset),
+		cmocka_unit_test_setup(test_etime_backoff_capped, reset),
+		cmocka_unit_test_setup(test_handle_event_counts, reset),
+		cmocka_unit_test_setup(test_preferred_name, reset),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

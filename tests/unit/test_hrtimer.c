@@ -1,0 +1,416 @@
+// SOURCES: kernel/time/hrtimer.c tests/unit/host_arch.c
+/* tests/unit/test_hrtimer.c — the min-heap of nanosecond timers.
+ *
+ * Randomized runs are checked against a plain array of deadlines: timers
+ * come out in non-descending deadline order, each exactly once, none
+ * cancelled or early.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "time/hrtimer.h"
+#include "errno.h"
+
+extern bool host_irqs_disabled;
+extern jmp_buf *host_panic_catch;
+extern char host_last_panic[256];
+
+static uint64_t rng_state;
+static uint64_t rnd64(void)
+{
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+	return rng_state * 2685821657736338717ull;
+}
+static uint64_t rnd_below(uint64_t n) { return rnd64() % n; }
+
+struct tt {
+	struct hrtimer t;
+	bool armed;             /* the model's view */
+	uint64_t expires;
+	unsigned fired;
+	enum hrtimer_restart (*then)(struct tt *x);   /* extra work in the callback */
+	uint64_t period;
+};
+
+static struct tt T[HRTIMER_MAX + 1];
+static char names[HRTIMER_MAX + 1][8];     /* what hrtimer_next_name returns */
+static uint64_t run_now;        /* now_ns of the run in progress */
+static uint64_t last_fired;     /* deadline of the previous callback in this run */
+static unsigned fired_total;
+
+static enum hrtimer_restart cb(struct hrtimer *t)
+{
+	struct tt *x = container_of(t, struct tt, t);
+	assert_false(host_irqs_disabled);
+	assert_false(hrtimer_is_queued(t));
+	assert_true(x->armed);
+	assert_true(t->expires_ns == x->expires);
+	assert_true(t->expires_ns <= run_now);          /* never early */
+	assert_true(t->expires_ns >= last_fired);       /* in deadline order */
+	last_fired = t->expires_ns;
+	x->armed = false;
+	x->fired++;
+	fired_total++;
+	return x->then ? x->then(x) : HRTIMER_NORESTART;
+}
+
+static void model_start(struct tt *x, uint64_t expires)
+{
+	assert_int_equal(hrtimer_start(&x->t, expires), 0);
+	x->armed = true;
+	x->expires = expires;
+}
+
+static unsigned model_armed(void)
+{
+	unsigned n = 0;
+	for (unsigned i = 0; i < HRTIMER_MAX + 1; i++)
+		n += T[i].armed;
+	return n;
+}
+
+static bool model_min(uint64_t *min)
+{
+	bool any = false;
+	for (unsigned i = 0; i < HRTIMER_MAX + 1; i++)
+		if (T[i].armed && (!any || T[i].expires < *min)) {
+			*min = T[i].expires;
+			any = true;
+		}
+	return any;
+}
+
+static void check_model(void)
+{
+	uint64_t want = 0, got = 0;
+	bool any = model_min(&want);
+	assert_int_equal(hrtimer_next_expiry(&got), any);
+	if (any)
+		assert_true(got == want);
+	/* The name is that of a queued timer with the earliest deadline. */
+	const char *name = hrtimer_next_name();
+	if (!any) {
+		assert_null(name);
+	} else {
+		unsigned i = (unsigned)(name - names[0]) / sizeof(names[0]);
+		assert_true(i < HRTIMER_MAX + 1 && name == names[i]);
+		assert_true(T[i].armed && T[i].expires == want);
+	}
+	assert_int_equal(hrtimer_count(), model_armed());
+	for (unsigned i = 0; i < HRTIMER_MAX + 1; i++)
+		assert_int_equal(hrtimer_is_queued(&T[i].t), T[i].armed);
+}
+
+static unsigned run(uint64_t now)
+{
+	run_now = now;
+	last_fired = 0;
+	unsigned before = fired_total;
+	unsigned ran = hrtimer_run_expired(now);
+	assert_int_equal(ran, fired_total - before);
+	assert_false(host_irqs_disabled);
+	/* Nothing due is left behind. */
+	for (unsigned i = 0; i < HRTIMER_MAX + 1; i++)
+		if (T[i].armed)
+			assert_true(T[i].expires > now);
+	check_model();
+	return ran;
+}
+
+static int reset(void **state)
+{
+	(void)state;
+	hrtimer_reset_for_test();
+	memset(T, 0, sizeof(T));
+	for (unsigned i = 0; i < HRTIMER_MAX + 1; i++) {
+		snprintf(names[i], sizeof(names[i]), "h%u", i);
+		hrtimer_init(&T[i].t, cb, names[i]);
+	}
+	fired_total = 0;
+	return 0;
+}
+
+/* Random deadlines (with many ties) pop in order, each once. */
+static void test_random_order(void **state)
+{
+	(void)state;
+	for (uint64_t seed = 1; seed <= 5; seed++) {
+		reset(NULL);
+		rng_state = seed;
+		uint64_t now = 1000;
+		for (int op = 0; op < 20000; op++) {
+			struct tt *x = &T[rnd_below(HRTIMER_MAX)];
+			unsigned r = (unsigned)rnd_below(10);
+			if (r < 5) {
+				/* Small ranges make ties common. */
+				uint64_t span = rnd_below(2) ? 50 : 5000000;
+				model_start(x, now + rnd_below(span));
+			} else if (r < 7) {
+				assert_int_equal(hrtimer_cancel(&x->t), x->armed);
+				x->armed = false;
+			} else {
+				now += rnd_below(r == 9 ? 3000000 : 40);
+				run(now);
+			}
+			check_model();
+		}
+		run(UINT64_MAX);
+		assert_int_equal(hrtimer_count(), 0);
+	}
+}
+
+static void test_equal_deadlines_all_fire(void **state)
+{
+	(void)state;
+	for (unsigned i = 0; i < 10; i++)
+		model_start(&T[i], 777);
+	assert_int_equal(run(776), 0);
+	assert_int_equal(run(777), 10);
+	for (unsigned i = 0; i < 10; i++)
+		assert_int_equal(T[i].fired, 1);
+}
+
+static void test_cancel_from_middle(void **state)
+{
+	(void)state;
+	for (unsigned i = 0; i < 100; i++)
+		model_start(&T[i], 1000 + (i * 37) % 100);
+	/* Cancel every third, wherever it sits in the heap. */
+	for (unsigned i = 0; i < 100; i += 3) {
+		assert_int_equal(hrtimer_cancel(&T[i].t), 1);
+		T[i].armed = false;
+		check_model();
+	}
+	assert_int_equal(hrtimer_cancel(&T[0].t), 0);     /* twice: not queued */
+	run(2000);
+	for (unsigned i = 0; i < 100; i++)
+		assert_int_equal(T[i].fired, i % 3 ? 1 : 0);
+}
+
+/* Re-starting a queued timer moves it, both earlier and later. */
+static void test_restart_queued_moves_it(void **state)
+{
+	(void)state;
+	model_start(&T[0], 100);
+	model_start(&T[1], 200);
+	model_start(&T[2], 300);
+	model_start(&T[2], 50);
+	check_model();
+	model_start(&T[2], 400);
+	model_start(&T[0], 250);
+	check_model();
+	run(260);
+	assert_int_equal(T[1].fired, 1);
+	assert_int_equal(T[0].fired, 1);
+	assert_int_equal(T[2].fired, 0);
+}
+
+static enum hrtimer_restart periodic(struct tt *x)
+{
+	uint64_t n = hrtimer_forward(&x->t, run_now, x->period);
+	assert_true(n >= 1);
+	x->expires = x->t.expires_ns;
+	x->armed = true;
+	return HRTIMER_RESTART;
+}
+
+/* Forwarding keeps a periodic timer on its grid even when runs are late. */
+static void test_periodic_forward_restart(void **state)
+{
+	(void)state;
+	rng_state = 42;
+	T[0].then = periodic;
+	T[0].period = 1000000;          /* 1 ms */
+	model_start(&T[0], 1500000);
+	uint64_t now = 0;
+	for (int i = 0; i < 5000; i++) {
+		now += rnd_below(i % 100 == 0 ? 10000000 : 1500000);
+		unsigned ran = run(now);
+		assert_true(ran <= 1);      /* overruns collapse into one call */
+		assert_true(T[0].armed);
+		assert_true(T[0].t.expires_ns % 1000000 == 500000);    /* on the grid */
+		assert_true(T[0].t.expires_ns > now);
+		assert_true(T[0].t.expires_ns <= now + 1000000);
+	}
+}
+
+static void test_forward_counts_intervals(void **state)
+{
+	(void)state;
+	hrtimer_init(&T[0].t, cb, "f");
+	T[0].t.expires_ns = 1000;
+	assert_true(hrtimer_forward(&T[0].t, 999, 100) == 0);    /* already after now */
+	assert_true(T[0].t.expires_ns == 1000);
+	assert_true(hrtimer_forward(&T[0].t, 1000, 100) == 1);   /* "after", not "at" */
+	assert_true(T[0].t.expires_ns == 1100);
+	assert_true(hrtimer_forward(&T[0].t, 1555, 100) == 5);
+	assert_true(T[0].t.expires_ns == 1600);
+}
+
+static void test_forward_misuse_panics(void **state)
+{
+	(void)state;
+	jmp_buf catch;
+	hrtimer_init(&T[0].t, cb, "z");
+	if (setjmp(catch) == 0) {
+		host_panic_catch = &catch;
+		hrtimer_forward(&T[0].t, 10, 0);
+		fail_msg("zero interval did not panic");
+	}
+	assert_non_null(strstr(host_last_panic, "zero interval"));
+	model_start(&T[0], 5);
+	if (setjmp(catch) == 0) {
+		host_panic_catch = &catch;
+		hrtimer_forward(&T[0].t, 10, 3);
+		fail_msg("forwarding a queued timer did not panic");
+	}
+	assert_non_null(strstr(host_last_panic, "queued"));
+	host_irqs_disabled = false;
+}
+
+static enum hrtimer_restart restart_in_place(struct tt *x)
+{
+	(void)x;
+	return HRTIMER_RESTART;         /* forgot hrtimer_forward */
+}
+
+static void test_restart_without_forward_panics(void **state)
+{
+	(void)state;
+	jmp_buf catch;
+	T[0].then = restart_in_place;
+	model_start(&T[0], 5);
+	if (setjmp(catch) == 0) {
+		host_panic_catch = &catch;
+		run_now = 10;
+		hrtimer_run_expired(10);
+		fail_msg("a restart in the past did not panic");
+	}
+	assert_non_null(strstr(host_last_panic, "without moving"));
+	host_irqs_disabled = false;
+}
+
+static void test_full_heap_enospc(void **state)
+{
+	(void)state;
+	for (unsigned i = 0; i < HRTIMER_MAX; i++)
+		model_start(&T[i], 1000 + i);
+	assert_int_equal(hrtimer_start(&T[HRTIMER_MAX].t, 5), -ENOSPC);
+	assert_false(hrtimer_is_queued(&T[HRTIMER_MAX].t));
+	/* Moving a queued timer needs no room. */
+	model_start(&T[7], 1);
+	check_model();
+	run(UINT64_MAX);
+	assert_int_equal(fired_total, HRTIMER_MAX);
+}
+
+/* A callback may start and cancel others: a cancelled one due in the same
+ * run does not fire; one started already due fires in the same run. */
+static enum hrtimer_restart meddle(struct tt *x)
+{
+	(void)x;
+	assert_int_equal(hrtimer_cancel(&T[1].t), 1);
+	T[1].armed = false;
+	model_start(&T[2], run_now - 1);        /* due already */
+	model_start(&T[3], run_now + 1);        /* due after this run */
+	return HRTIMER_NORESTART;
+}
+
+static void test_callback_starts_and_cancels(void **state)
+{
+	(void)state;
+	T[0].then = meddle;
+	model_start(&T[0], 100);
+	model_start(&T[1], 150);
+	assert_int_equal(run(200), 2);
+	assert_int_equal(T[0].fired, 1);
+	assert_int_equal(T[1].fired, 0);
+	assert_int_equal(T[2].fired, 1);
+	assert_int_equal(T[3].fired, 0);
+	assert_true(T[3].armed);
+}
+
+/* A callback that restarts itself with hrtimer_start and also returns
+ * RESTART is queued once, where it asked. */
+static enum hrtimer_restart start_and_restart(struct tt *x)
+{
+	model_start(x, run_now + 1000);
+	return HRTIMER_RESTART;
+}
+
+static void test_start_inside_and_restart(void **state)
+{
+	(void)state;
+	T[0].then = start_and_restart;
+	model_start(&T[0], 10);
+	assert_int_equal(run(10), 1);
+	assert_int_equal(hrtimer_count(), 1);
+	assert_true(T[0].t.expires_ns == 1010);
+}
+
+static unsigned hook_calls;
+static uint64_t hook_value;
+static void hook(uint64_t expires)
+{
+	assert_true(host_irqs_disabled);
+	hook_calls++;
+	hook_value = expires;
+}
+
+/* The hook fires exactly when a start makes the earliest deadline earlier
+ * (or queues the first timer). */
+static void test_first_changed_hook(void **state)
+{
+	(void)state;
+	hrtimer_first_changed = hook;
+	rng_state = 7;
+	for (int op = 0; op < 20000; op++) {
+		struct tt *x = &T[rnd_below(64)];
+		uint64_t old_min = 0;
+		bool had = model_min(&old_min);
+		unsigned calls = hook_calls;
+		unsigned r = (unsigned)rnd_below(4);
+		if (r < 3) {
+			model_start(x, rnd_below(100000));
+			uint64_t new_min = 0;
+			model_min(&new_min);
+			bool expect = !had || new_min < old_min;
+			assert_int_equal(hook_calls - calls, expect);
+			if (expect)
+				assert_true(hook_value == new_min);
+		} else {
+			hrtimer_cancel(&x->t);
+			x->armed = false;
+			assert_int_equal(hook_calls, calls);    /* never for cancels */
+		}
+		check_model();
+	}
+	assert_true(hook_calls > 100);
+	hrtimer_first_changed = NULL;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup(test_random_order, reset),
+		cmocka_unit_test_setup(test_equal_deadlines_all_fire, reset),
+		cmocka_unit_test_setup(test_cancel_from_middle, reset),
+		cmocka_unit_test_setup(test_restart_queued_moves_it, reset),
+		cmocka_unit_test_setup(test_periodic_forward_restart, reset),
+		cmocka_unit_test_setup(test_forward_counts_intervals, reset),
+		cmocka_unit_test_setup(test_forward_misuse_panics, reset),
+		cmocka_unit_test_setup(test_restart_without_forward_panics, reset),
+		cmocka_unit_test_setup(test_full_heap_enospc, reset),
+		cmocka_unit_test_setup(test_callback_starts_and_cancels, reset),
+		cmocka_unit_test_setup(test_start_inside_and_restart, reset),
+		cmocka_unit_test_setup(test_first_changed_hook, reset),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

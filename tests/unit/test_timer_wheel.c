@@ -1,0 +1,679 @@
+// SOURCES: kernel/time/timer.c tests/unit/host_arch.c
+/* tests/unit/test_timer_wheel.c — the cascading wheel against a model.
+ *
+ * The model is an array of armed timers.  For each it keeps the jiffy the
+ * timer must fire on ("due"): its expiry, or — if that was already behind
+ * the wheel's base when it was armed — the base itself, the next jiffy the
+ * wheel processes.  Every callback checks that it runs on exactly its due
+ * jiffy, that nothing armed was due earlier (order, and nothing skipped),
+ * and every run checks that nothing due by its `now` is left.  After every
+ * operation timer_next_expiry() must equal the model's minimum.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <cmocka.h>
+
+#include "time/timer.h"
+
+extern bool host_irqs_disabled;
+extern jmp_buf *host_panic_catch;
+extern char host_last_panic[256];
+
+static uint64_t rng_state;
+static uint32_t rnd32(void)
+{
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+	return (uint32_t)((rng_state * 2685821657736338717ull) >> 32);
+}
+static uint32_t rnd_below(uint32_t n) { return rnd32() % n; }
+
+#define NT 128
+
+struct tt {
+	struct timer t;
+	bool armed;             /* the model's view */
+	uint32_t expires;
+	uint32_t due;           /* the jiffy it must fire on */
+	unsigned fired;
+	uint32_t fired_at;
+	void (*then)(struct tt *x);     /* more work in the callback */
+	uint32_t period;
+};
+
+static struct tt T[NT];
+static char names[NT][8];       /* "t0" .. "t127": timer_next_name's answers */
+static uint32_t model_base;     /* the next jiffy the wheel should process */
+static uint32_t run_now;
+static bool running;
+static unsigned fired_total;
+
+/* a - b as a signed distance: the wrap-safe comparison. */
+static int32_t sdiff(uint32_t a, uint32_t b) { return (int32_t)(a - b); }
+
+static void model_arm(struct tt *x, uint32_t expires)
+{
+	assert_int_equal(timer_mod(&x->t, expires), x->armed);
+	x->armed = true;
+	x->expires = expires;
+	x->due = sdiff(expires, model_base) < 0 ? model_base : expires;
+}
+
+static void model_del(struct tt *x)
+{
+	assert_int_equal(timer_del(&x->t), x->armed);
+	x->armed = false;
+}
+
+static void check_next_expiry(void)
+{
+	bool any = false;
+	int32_t best = 0;
+	for (unsigned i = 0; i < NT; i++)
+		if (T[i].armed && (!any || sdiff(T[i].expires, model_base) < best)) {
+			best = sdiff(T[i].expires, model_base);
+			any = true;
+		}
+	uint32_t got = 0;
+	bool found = timer_next_expiry(&got);
+	assert_int_equal(found, any);
+	if (any && got != model_base + (uint32_t)best) {
+		print_error("next expiry %#x, model %#x (base %#x)\n", got,
+		            model_base + (uint32_t)best, model_base);
+		fail();
+	}
+	/* The name is that of an armed timer with that expiry. */
+	const char *name = timer_next_name();
+	if (!any) {
+		assert_null(name);
+		return;
+	}
+	assert_non_null(name);
+	unsigned i = (unsigned)(name - names[0]) / sizeof(names[0]);
+	assert_true(i < NT && name == names[i]);
+	assert_true(T[i].armed);
+	assert_int_equal(T[i].expires, got);
+}
+
+static void check_model(void)
+{
+	unsigned armed = 0;
+	for (unsigned i = 0; i < NT; i++) {
+		armed += T[i].armed;
+		assert_int_equal(timer_pending(&T[i].t), T[i].armed);
+	}
+	assert_int_equal(timer_count(), armed);
+	check_next_expiry();
+	if (!running)
+		assert_int_equal(timer_wheel_base(), model_base);
+	assert_false(host_irqs_disabled && !running);
+}
+
+static void cb(struct timer *t)
+{
+	struct tt *x = container_of(t, struct tt, t);
+	assert_false(host_irqs_disabled);
+	assert_true(running);
+	assert_true(x->armed);
+	assert_false(timer_pending(t));
+	uint32_t jiffy = timer_wheel_base() - 1;
+	if (jiffy != x->due) {
+		print_error("timer %u (expires %#x) fired on %#x, due %#x\n",
+		            (unsigned)(x - T), x->expires, jiffy, x->due);
+		fail();
+	}
+	assert_true(sdiff(run_now, jiffy) >= 0);
+	/* Every earlier jiffy is done: nothing armed may be due before this. */
+	for (unsigned i = 0; i < NT; i++)
+		if (T[i].armed && &T[i] != x && sdiff(T[i].due, jiffy) < 0) {
+			print_error("timer %u due %#x missed; now running %#x\n", i, T[i].due, jiffy);
+			fail();
+		}
+	x->armed = false;
+	x->fired++;
+	x->fired_at = jiffy;
+	fired_total++;
+	model_base = jiffy + 1;
+	if (x->then)
+		x->then(x);
+}
+
+static void run(uint32_t now)
+{
+	uint32_t old_base = model_base;
+	running = true;
+	run_now = now;
+	timer_run_expired(now);
+	running = false;
+	if (sdiff(now, model_base) >= 0)
+		model_base = now + 1;
+	assert_false(host_irqs_disabled);
+	/* Measured from the base, not from `now`: after a stale run, a timer
+	 * 2^31 - 1 ahead of the base would look past from `now`. */
+	for (unsigned i = 0; i < NT; i++)
+		if (T[i].armed && sdiff(T[i].due, model_base) < 0) {
+			print_error("timer %u (expires %#x) due %#x still armed after run from %#x to %#x\n",
+			            i, T[i].expires, T[i].due, old_base, now);
+			fail();
+		}
+	check_model();
+}
+
+static void start_at(uint32_t base)
+{
+	timer_wheel_init(base);
+	model_base = base;
+	memset(T, 0, sizeof(T));
+	for (unsigned i = 0; i < NT; i++) {
+		snprintf(names[i], sizeof(names[i]), "t%u", i);
+		timer_init(&T[i].t, cb, names[i]);
+	}
+	fired_total = 0;
+}
+
+/* Where sequences start: before the 32-bit wrap, at 0, and at random. */
+static uint32_t start_for(unsigned variant)
+{
+	switch (variant % 3) {
+	case 0: return 0xFFFFFFFFu - 300 - rnd_below(200);
+	case 1: return 0;
+	default: return rnd32();
+	}
+}
+
+/* ------------------------------------------------------------ random */
+
+static uint32_t random_expiry(void)
+{
+	unsigned r = rnd_below(100);
+	if (r < 10)
+		return model_base - 1 - rnd_below(1000);        /* already due */
+	if (r < 15)
+		return model_base;
+	if (r < 40)
+		return model_base + rnd_below(300);
+	if (r < 65)
+		return model_base + rnd_below(20000);
+	if (r < 90)
+		return model_base + rnd_below(3000000);
+	if (r < 97)
+		return model_base + rnd_below(1u << 28);        /* level 4 */
+	return model_base + 0x7FFFFFFFu - rnd_below(1000);  /* the farthest */
+}
+
+/* Callbacks in the random test re-arm themselves, delete or arm others
+ * (perhaps one waiting in the same jiffy), and ask for the next expiry. */
+static void random_then(struct tt *x)
+{
+	unsigned r = rnd_below(100);
+	if (r < 25)
+		model_arm(x, random_expiry());
+	else if (r < 35)
+		model_del(&T[rnd_below(NT)]);
+	else if (r < 45)
+		model_arm(&T[rnd_below(NT)], random_expiry());
+	if (rnd_below(4) == 0)
+		check_next_expiry();
+}
+
+static bool model_min_due(uint32_t *due)
+{
+	bool any = false;
+	for (unsigned i = 0; i < NT; i++)
+		if (T[i].armed && (!any || sdiff(T[i].due, *due) < 0)) {
+			*due = T[i].due;
+			any = true;
+		}
+	return any;
+}
+
+static void random_sequence(uint64_t seed, unsigned variant, unsigned ops)
+{
+	rng_state = seed;
+	start_at(start_for(variant));
+	for (unsigned i = 0; i < NT; i++)
+		T[i].then = random_then;
+	unsigned runs = 0;
+	for (unsigned op = 0; op < ops; op++) {
+		unsigned r = rnd_below(100);
+		struct tt *x = &T[rnd_below(NT)];
+		if (r < 35) {
+			model_arm(x, random_expiry());
+		} else if (r < 45) {
+			model_del(x);
+		} else if (r < 80) {
+			unsigned k = rnd_below(100);
+			uint32_t step = k < 50 ? 1 + rnd_below(3) : k < 80 ? 1 + rnd_below(300) :
+			                k < 95 ? 1 + rnd_below(20000) : 1 + rnd_below(100000);
+			run(model_base - 1 + step);
+			runs++;
+		} else if (r < 88) {
+			/* Jump straight to the next due timer (or just past it). */
+			uint32_t due = 0;
+			if (model_min_due(&due)) {
+				uint32_t now = due;
+				if (sdiff(due, model_base) < 0x7FFFFFF0)
+					now += rnd_below(3);
+				run(now);
+				runs++;
+			}
+		} else {
+			/* A run for a jiffy already processed does nothing. */
+			unsigned before = fired_total;
+			run(model_base - 1 - rnd_below(5));
+			assert_int_equal(fired_total, before);
+		}
+		check_model();
+	}
+	assert_true(runs > ops / 3);
+	assert_true(fired_total > ops / 10);
+}
+
+static void test_random_against_model(void **state)
+{
+	(void)state;
+	for (unsigned variant = 0; variant < 9; variant++)
+		random_sequence(1000 + variant, variant, 6000);
+}
+
+/* ------------------------------------------------------------ exactness */
+
+static void test_exact_jiffy_every_level(void **state)
+{
+	(void)state;
+	static const uint32_t deltas[] = {
+		0, 1, 2, 255, 256, 257, 300, 16383, 16384, 16385, 100000,
+		(1u << 20) - 1, 1u << 20, (1u << 20) + 1, (1u << 26) - 1, 1u << 26,
+		(1u << 26) + 1, 1u << 30, 0x7FFFFFFFu,
+	};
+	rng_state = 5;
+	for (unsigned variant = 0; variant < 6; variant++) {
+		for (unsigned lead = 0; lead < 3; lead++) {
+			for (size_t i = 0; i < sizeof(deltas) / sizeof(deltas[0]); i++) {
+				start_at(start_for(variant));
+				/* Arm from an unaligned base too. */
+				if (lead)
+					run(model_base - 1 + (lead == 1 ? 77 : 256));
+				uint32_t e = model_base + deltas[i];
+				model_arm(&T[0], e);
+				check_model();
+				if (deltas[i] > 300) {
+					run(e - 300);       /* skip most of the way */
+					assert_int_equal(T[0].fired, 0);
+				}
+				/* Then jiffy by jiffy up to it. */
+				while (sdiff(e, model_base) > 0) {
+					run(model_base);
+					assert_int_equal(T[0].fired, 0);
+				}
+				run(model_base);
+				assert_int_equal(T[0].fired, 1);
+				assert_int_equal(T[0].fired_at, e);
+			}
+		}
+	}
+}
+
+/* The header comment's case: at a level-1 block start the current bucket
+ * is not cascaded yet and holds the soonest timers; one jiffy on it holds
+ * timers a whole turn (64 * 256 jiffies) away and is searched last. */
+static void test_current_bucket_both_ways(void **state)
+{
+	(void)state;
+	start_at(0);
+	model_arm(&T[0], 266);          /* level 1, block 1 */
+	run(255);                       /* base 256: block 1 starts, not cascaded */
+	check_model();
+	uint32_t next;
+	assert_true(timer_next_expiry(&next));
+	assert_int_equal(next, 266);
+	run(266);
+	assert_int_equal(T[0].fired_at, 266);
+
+	start_at(0);
+	run(455);                       /* base 456, inside block 1 */
+	model_arm(&T[1], 16700);        /* block 65: level 1's current bucket */
+	check_model();
+	model_arm(&T[2], 10000);        /* block 39 */
+	check_model();                  /* 10000 comes first */
+	run(10000);
+	assert_int_equal(T[2].fired_at, 10000);
+	check_model();                  /* now 16700 */
+	run(16699);
+	assert_int_equal(T[1].fired, 0);
+	run(16700);
+	assert_int_equal(T[1].fired_at, 16700);
+}
+
+/* Many timers spread over millions of jiffies, all fired by one run. */
+static void test_one_long_run_fires_all_in_order(void **state)
+{
+	(void)state;
+	rng_state = 77;
+	start_at(0xFFFFFFFFu - 200);
+	for (unsigned i = 0; i < NT; i++)
+		model_arm(&T[i], model_base + rnd_below(1u << 24));
+	run(model_base + (1u << 24));
+	assert_int_equal(fired_total, NT);
+}
+
+/* ------------------------------------------------------------ callbacks */
+
+static void rearm_periodic(struct tt *x)
+{
+	model_arm(x, x->fired_at + x->period);
+}
+
+static void test_periodic_self_rearm(void **state)
+{
+	(void)state;
+	start_at(0xFFFFFFFFu - 300);
+	T[0].then = rearm_periodic;
+	T[0].period = 10;
+	model_arm(&T[0], model_base + 10);
+	for (int i = 0; i < 1000; i++)
+		run(model_base);            /* jiffy by jiffy: base+0 .. base+999 */
+	assert_int_equal(T[0].fired, 99);
+	run(model_base - 1 + 100000);   /* one long run: base+1000 .. base+100999 */
+	assert_int_equal(T[0].fired, 99 + 10000);
+	assert_true(T[0].armed);
+}
+
+static void delete_self(struct tt *x)
+{
+	assert_int_equal(timer_del(&x->t), 0);      /* already off the wheel */
+	model_arm(x, model_base + 5);
+	model_del(x);                               /* armed, then deleted */
+}
+
+static void test_callback_deletes_itself(void **state)
+{
+	(void)state;
+	start_at(0);
+	T[0].then = delete_self;
+	model_arm(&T[0], 10);
+	run(100);
+	assert_int_equal(T[0].fired, 1);
+	assert_false(timer_pending(&T[0].t));
+}
+
+/* T[0..2] share a jiffy; whichever runs first deletes the other two (they
+ * wait on the running list) and T[3], due later in the same run. */
+static void delete_group(struct tt *x)
+{
+	for (unsigned i = 0; i < 4; i++)
+		if (&T[i] != x) {
+			assert_int_equal(timer_del(&T[i].t), 1);
+			T[i].armed = false;
+		}
+	check_model();
+}
+
+static void test_callback_deletes_others_due_same_run(void **state)
+{
+	(void)state;
+	start_at(0xFFFFFFFFu - 2);
+	for (unsigned i = 0; i < 3; i++) {
+		T[i].then = delete_group;
+		model_arm(&T[i], 0);
+	}
+	model_arm(&T[3], 3);
+	run(10);
+	assert_int_equal(T[0].fired + T[1].fired + T[2].fired, 1);
+	assert_int_equal(T[3].fired, 0);
+	assert_int_equal(timer_count(), 0);
+}
+
+/* Arming a timer whose expiry is already behind: it fires with the next
+ * jiffy the wheel processes. */
+static void arm_expired(struct tt *x)
+{
+	model_arm(&T[1], x->fired_at - 5);
+	assert_int_equal(T[1].due, x->fired_at + 1);
+}
+
+static void test_expired_timer_armed_in_callback(void **state)
+{
+	(void)state;
+	/* The run goes on past the jiffy: it fires in the same run, next jiffy. */
+	start_at(1000);
+	T[0].then = arm_expired;
+	model_arm(&T[0], 1005);
+	run(1010);
+	assert_int_equal(T[1].fired, 1);
+	assert_int_equal(T[1].fired_at, 1006);
+
+	/* The run ends on that jiffy: it waits for the next run. */
+	start_at(1000);
+	T[0].then = arm_expired;
+	model_arm(&T[0], 1005);
+	run(1005);
+	assert_int_equal(T[1].fired, 0);
+	assert_true(timer_pending(&T[1].t));
+	uint32_t next;
+	assert_true(timer_next_expiry(&next));
+	assert_int_equal(next, 1000);               /* its expiry, 1005 - 5 */
+	run(1006);
+	assert_int_equal(T[1].fired_at, 1006);
+}
+
+static void rearm_now(struct tt *x)
+{
+	model_arm(x, run_now);
+}
+
+/* Re-arming for `now` from the callback cannot loop: once per run. */
+static void test_rearm_for_now_fires_once_per_run(void **state)
+{
+	(void)state;
+	start_at(0xFFFFFFFFu - 1);
+	T[0].then = rearm_now;
+	model_arm(&T[0], model_base);
+	for (unsigned i = 1; i <= 5; i++) {
+		run(model_base);
+		assert_int_equal(T[0].fired, i);
+	}
+}
+
+static void test_expired_timer_armed_between_runs(void **state)
+{
+	(void)state;
+	start_at(0);
+	run(500);                           /* base 501 */
+	model_arm(&T[0], 400);
+	check_model();                      /* next expiry: 400 */
+	run(500);                           /* a stale run does nothing */
+	assert_int_equal(T[0].fired, 0);
+	run(501);
+	assert_int_equal(T[0].fired_at, 501);
+}
+
+/* A nested run (the tick interrupting a callback) is taken over by the
+ * outer one, which goes on to the later `now`. */
+static void nested_tick(struct tt *x)
+{
+	timer_run_expired(x->fired_at + 50);
+	assert_int_equal(T[1].fired, 0);    /* nothing ran inside the nested call */
+}
+
+static void test_nested_run_from_callback(void **state)
+{
+	(void)state;
+	start_at(100);
+	T[0].then = nested_tick;
+	model_arm(&T[0], 110);
+	model_arm(&T[1], 140);
+	model_arm(&T[2], 161);
+	running = true;
+	run_now = 160;              /* what the outer run will reach */
+	timer_run_expired(110);
+	running = false;
+	model_base = 161;
+	assert_int_equal(T[1].fired_at, 140);
+	assert_int_equal(T[2].fired, 0);
+	check_model();
+}
+
+/* ------------------------------------------------------------ remap */
+
+static uint32_t remap_old_base, remap_new_base;
+
+/* 250 Hz -> 1000 Hz: four new jiffies per old one, from the bases. */
+static uint32_t map_x4(uint32_t expires, void *ctx)
+{
+	(void)ctx;
+	return remap_new_base + (uint32_t)(sdiff(expires, remap_old_base) * 4);
+}
+
+/* 1000 Hz -> 100 Hz: a tenth, rounded up so nothing fires early. */
+static uint32_t map_div10(uint32_t expires, void *ctx)
+{
+	int32_t d = sdiff(expires, remap_old_base);
+	assert_ptr_equal(ctx, &remap_old_base);
+	return remap_new_base + (uint32_t)(d >= 0 ? (d + 9) / 10 : d / 10);
+}
+
+static void remap_and_check(uint32_t (*map)(uint32_t, void *), void *ctx)
+{
+	remap_old_base = model_base;
+	remap_new_base = rnd32();
+	timer_wheel_remap(remap_new_base, map, ctx);
+	model_base = remap_new_base;
+	for (unsigned i = 0; i < NT; i++)
+		if (T[i].armed) {
+			T[i].expires = map(T[i].expires, ctx);
+			T[i].due = sdiff(T[i].expires, model_base) < 0 ? model_base : T[i].expires;
+		}
+	check_model();
+	/* Run through everything, in steps, checking each lands exactly. */
+	uint32_t due;
+	while (model_min_due(&due))
+		run(rnd_below(2) ? due : model_base - 1 + 1 + rnd_below(5000));
+	assert_int_equal(timer_count(), 0);
+}
+
+static void test_remap(void **state)
+{
+	(void)state;
+	rng_state = 31;
+	for (unsigned variant = 0; variant < 3; variant++) {
+		start_at(start_for(variant));
+		run(model_base - 1 + 1000);
+		for (unsigned i = 0; i < NT; i++)
+			model_arm(&T[i], i < 8 ? model_base - 1 - i : model_base + rnd_below(2000000));
+		remap_and_check(map_x4, NULL);
+		unsigned fired = fired_total;
+		for (unsigned i = 0; i < NT; i++)
+			model_arm(&T[i], model_base + rnd_below(2000000));
+		remap_and_check(map_div10, &remap_old_base);
+		assert_int_equal(fired_total, fired + NT);
+	}
+}
+
+static void remap_inside(struct tt *x)
+{
+	(void)x;
+	jmp_buf catch;
+	if (setjmp(catch) == 0) {
+		host_panic_catch = &catch;
+		timer_wheel_remap(0, map_x4, NULL);
+		fail_msg("remap from a callback did not panic");
+	}
+	assert_non_null(strstr(host_last_panic, "callback"));
+	host_irqs_disabled = false;     /* panic left them off */
+}
+
+static void test_remap_from_callback_panics(void **state)
+{
+	(void)state;
+	start_at(0);
+	T[0].then = remap_inside;
+	model_arm(&T[0], 1);
+	running = true;
+	run_now = 1;
+	timer_run_expired(1);
+	running = false;
+}
+
+/* ------------------------------------------------------------ the rest */
+
+/* Skipping 2^31 - 1 jiffies with far timers pending is a handful of
+ * cascades, not billions of empty jiffies. */
+static void test_long_skip_is_fast(void **state)
+{
+	(void)state;
+	start_at(0xFFFFFFFFu - 100);
+	uint32_t b0 = model_base;
+	model_arm(&T[0], b0 + (1u << 30));
+	model_arm(&T[1], b0 + 0x7FFFFFFFu);
+	model_arm(&T[2], b0 + 12345678);
+	clock_t t0 = clock();
+	run(b0 + (1u << 30) - 1);
+	assert_int_equal(T[2].fired_at, b0 + 12345678);
+	assert_int_equal(T[0].fired, 0);
+	run(b0 + (1u << 30));
+	assert_int_equal(T[0].fired_at, b0 + (1u << 30));
+	run(b0 + 0x7FFFFFFEu);
+	assert_int_equal(T[1].fired, 0);
+	run(b0 + 0x7FFFFFFFu);
+	assert_int_equal(T[1].fired_at, b0 + 0x7FFFFFFFu);
+	/* An empty wheel skips as fast. */
+	run(model_base + 0x7FFFFFF0u);
+	double seconds = (double)(clock() - t0) / CLOCKS_PER_SEC;
+	assert_true(seconds < 0.5);
+}
+
+static void count_visit(struct timer *t, void *ctx)
+{
+	assert_true(host_irqs_disabled);
+	assert_true(timer_pending(t));
+	(*(unsigned *)ctx)++;
+}
+
+static void test_count_and_for_each(void **state)
+{
+	(void)state;
+	start_at(0);
+	assert_int_equal(timer_count(), 0);
+	uint32_t next;
+	assert_false(timer_next_expiry(&next));
+	for (unsigned i = 0; i < 40; i++)
+		model_arm(&T[i], 1 + i * 997);
+	unsigned visited = 0;
+	timer_for_each(count_visit, &visited);
+	assert_int_equal(visited, 40);
+	assert_int_equal(timer_count(), 40);
+	model_del(&T[3]);
+	visited = 0;
+	timer_for_each(count_visit, &visited);
+	assert_int_equal(visited, 39);
+	assert_int_equal(timer_count(), 39);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_random_against_model),
+		cmocka_unit_test(test_exact_jiffy_every_level),
+		cmocka_unit_test(test_current_bucket_both_ways),
+		cmocka_unit_test(test_one_long_run_fires_all_in_order),
+		cmocka_unit_test(test_periodic_self_rearm),
+		cmocka_unit_test(test_callback_deletes_itself),
+		cmocka_unit_test(test_callback_deletes_others_due_same_run),
+		cmocka_unit_test(test_expired_timer_armed_in_callback),
+		cmocka_unit_test(test_rearm_for_now_fires_once_per_run),
+		cmocka_unit_test(test_expired_timer_armed_between_runs),
+		cmocka_unit_test(test_nested_run_from_callback),
+		cmocka_unit_test(test_remap),
+		cmocka_unit_test(test_remap_from_callback_panics),
+		cmocka_unit_test(test_long_skip_is_fast),
+		cmocka_unit_test(test_count_and_for_each),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
