@@ -1,0 +1,476 @@
+// SOURCES: kernel/time/tick.c kernel/time/wakeups.c kernel/time/timer.c kernel/time/hrtimer.c kernel/time/clocksource.c kernel/time/timekeeping.c kernel/time/clockevents.c kernel/time/jiffies.c tests/unit/host_arch.c
+/* Host tests for the tick layer (kernel/time/tick.c) on a fake clock and a
+ * fake clock event device: the skip rules and clamps, and — over thousands
+ * of random sleeps, early wakes by other interrupts, and mode, device and
+ * HZ switches — that jiffies always equal the whole ticks elapsed on the
+ * fake clock, and that no timer fires early, twice, or never. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include "time/clockevent.h"
+#include "time/clocksource.h"
+#include "time/hrtimer.h"
+#include "time/jiffies.h"
+#include "time/tick.h"
+#include "time/timekeeping.h"
+#include "time/timer.h"
+#include "irq.h"
+
+extern bool host_irqs_disabled;
+
+#define VEC_DEV    0xF0
+#define VEC_OTHER  0x24
+#define NEVER      UINT64_MAX
+
+/* ------------------------------------------------ the fake machine */
+
+/* The true time.  It starts at 0 so that it equals ktime_get_ns(). */
+static uint64_t fake_ns;
+
+static uint64_t read_fake(struct clocksource *cs) { (void)cs; return fake_ns; }
+
+static struct clocksource fake_cs = {
+	.name = "fake", .rating = 300, .read = read_fake, .mask = UINT64_MAX,
+	.freq_hz = 1000000000, .flags = CLOCK_SOURCE_CONTINUOUS,
+};
+
+/* Two devices counting at 1 GHz (1 tick = 1 ns): "short" can wait at most
+ * 50 ms like a PIT, "long" 10 s like a LAPIC timer.  Only the tick device
+ * runs at any time; its next interrupt is dev_next. */
+static uint64_t dev_next = NEVER, dev_period;
+static struct clock_event_device *dev_running;
+
+static int fake_periodic(struct clock_event_device *d, unsigned hz)
+{
+	dev_running = d;
+	dev_period = 1000000000ull / hz;
+	dev_next = fake_ns + dev_period;
+	return 0;
+}
+static int fake_oneshot(struct clock_event_device *d)
+{
+	dev_running = d;
+	dev_period = 0;
+	dev_next = NEVER;
+	return 0;
+}
+static int fake_next(struct clock_event_device *d, uint64_t ticks)
+{
+	assert_ptr_equal(d, dev_running);
+	assert_true(ticks >= d->min_delta_ticks && ticks <= d->max_delta_ticks);
+	dev_next = fake_ns + ticks;
+	return 0;
+}
+static int fake_shutdown(struct clock_event_device *d)
+{
+	if (d == dev_running) {
+		dev_next = NEVER;
+		dev_period = 0;
+		dev_running = NULL;
+	}
+	return 0;
+}
+
+#define FAKE_DEVICE(nm, rate, maxticks) {                                      \
+	.name = nm, .rating = rate, .features = CLOCK_EVT_FEAT_PERIODIC | CLOCK_EVT_FEAT_ONESHOT, \
+	.freq_hz = 1000000000, .min_delta_ticks = 1000, .max_delta_ticks = maxticks, \
+	.irq = -1, .set_periodic = fake_periodic, .set_oneshot = fake_oneshot, \
+	.set_next_event = fake_next, .shutdown = fake_shutdown }
+
+static struct clock_event_device dev_short = FAKE_DEVICE("short", 100, 50000000);
+static struct clock_event_device dev_long = FAKE_DEVICE("long", 200, 10000000000ull);
+
+/* ------------------------------------------------ the reference */
+
+/* Expected jiffies: boundary time and count, advanced the same way the
+ * definition says (whole periods of the fake clock), and carried across HZ
+ * switches at the switch time. */
+static uint64_t exp_boundary;
+static uint64_t exp_jiffies;
+static uint64_t exp_period;
+
+static void exp_advance(void)
+{
+	uint64_t n = (fake_ns - exp_boundary) / exp_period;
+	exp_jiffies += n;
+	exp_boundary += n * exp_period;
+}
+
+/* ------------------------------------------------ interrupts */
+
+static void deliver(unsigned vector)
+{
+	host_irqs_disabled = true;
+	struct clock_event_device *d = dev_running;
+	if (vector == VEC_DEV) {
+		/* The hardware reloads (periodic) or stops (one-shot) as it
+		 * fires, before any software runs. */
+		if (dev_period)
+			dev_next += dev_period;
+		else
+			dev_next = NEVER;
+	}
+	tick_irq_enter(vector);
+	if (vector == VEC_DEV)
+		d->event_handler(d);
+	tick_irq_exit();
+}
+
+static void check_jiffies_exact(void)
+{
+	exp_advance();
+	if (jiffies_64 != exp_jiffies)
+		fprintf(stderr, "at %llu ns: mode %s on %s, HZ %u, stopped %d, dev_next %llu period %llu\n",
+		        (unsigned long long)fake_ns, tick_mode_name(this_tick()->mode),
+		        this_tick()->dev->name, this_tick()->hz, this_tick()->stopped,
+		        (unsigned long long)dev_next, (unsigned long long)dev_period);
+	assert_int_equal(jiffies_64, exp_jiffies);
+}
+
+/* ------------------------------------------------ timers under test */
+
+#define NTIMERS 64
+struct probe {
+	struct timer t;
+	struct hrtimer h;
+	uint64_t deadline_ns;       /* real-time deadline fixed when armed */
+	unsigned fired, armed;
+	bool is_hr;
+	uint32_t expires;           /* wheel: jiffies it was armed for */
+	unsigned armed_hz;
+	unsigned hz_changes_at_arm;
+	uint64_t worst_late_ns;
+};
+static struct probe probes[NTIMERS];
+static uint64_t late_limit_ns;
+/* Each runtime HZ change re-expresses a pending wheel timer in whole ticks
+ * of the new rate, rounding up (never early), so it may add up to one
+ * tick of lateness per change while the timer waits. */
+static unsigned hz_changes;
+#define SLOWEST_TICK_NS 10000000ull
+
+static void probe_fired(struct probe *p)
+{
+	assert_true(p->armed);
+	assert_true(fake_ns >= p->deadline_ns);             /* never early */
+	uint64_t late = fake_ns - p->deadline_ns;
+	uint64_t limit = late_limit_ns;
+	if (!p->is_hr)
+		limit += (hz_changes - p->hz_changes_at_arm) * SLOWEST_TICK_NS;
+	if (late > limit)
+		fprintf(stderr, "probe %ld (%s, armed at HZ %u) late %llu ns at %llu: mode %s on %s HZ %u\n",
+		        (long)(p - probes), p->is_hr ? "hrtimer" : "wheel", p->armed_hz,
+		        (unsigned long long)late, (unsigned long long)fake_ns,
+		        tick_mode_name(this_tick()->mode), this_tick()->dev->name, this_tick()->hz);
+	assert_true(late <= limit);
+	if (late > p->worst_late_ns)
+		p->worst_late_ns = late;
+	p->armed = 0;
+	p->fired++;
+}
+
+static void wheel_cb(struct timer *t)
+{
+	struct probe *p = container_of(t, struct probe, t);
+	assert_true(time_after_eq(jiffies, t->expires));   /* jiffies terms too */
+	probe_fired(p);
+}
+
+static enum hrtimer_restart hr_cb(struct hrtimer *h)
+{
+	probe_fired(container_of(h, struct probe, h));
+	return HRTIMER_NORESTART;
+}
+
+static void arm_random(unsigned i)
+{
+	struct probe *p = &probes[i];
+	if (p->armed)
+		return;
+	exp_advance();
+	if (rand() % 2) {
+		uint32_t ahead = 1 + (uint32_t)(rand() % (rand() % 4 ? 40 : 3000));
+		/* Due when jiffies reaches jiffies + ahead: that boundary, in
+		 * real time, counted from the current boundary. */
+		p->deadline_ns = exp_boundary + (uint64_t)(jiffies_64 + ahead - exp_jiffies) * exp_period;
+		timer_mod(&p->t, jiffies + ahead);
+		p->is_hr = false;
+		p->expires = jiffies + ahead;
+		p->armed_hz = this_tick()->hz;
+		p->hz_changes_at_arm = hz_changes;
+	} else {
+		uint64_t delta = 10000 + (uint64_t)(rand() % 300000000);
+		p->deadline_ns = fake_ns + delta;
+		hrtimer_start(&p->h, p->deadline_ns);
+		p->is_hr = true;
+		p->armed_hz = this_tick()->hz;
+	}
+	p->armed = 1;
+}
+
+/* ------------------------------------------------ simulation */
+
+static void run_for(uint64_t duration_ns, unsigned idle_percent, unsigned other_irq_permille)
+{
+	uint64_t end = fake_ns + duration_ns;
+	while (fake_ns < end) {
+		bool idle = (unsigned)(rand() % 100) < idle_percent;
+		uint64_t other = NEVER;
+		if ((unsigned)(rand() % 1000) < other_irq_permille)
+			other = fake_ns + 1 + (uint64_t)(rand() % 20000000);
+		host_irqs_disabled = true;
+		if (idle)
+			tick_idle_enter();
+		uint64_t busy_until = idle ? NEVER : fake_ns + 1 + (uint64_t)(rand() % 3000000);
+		/* An idle CPU leaves idle only through an interrupt (hlt), so
+		 * the round's end does not cut a sleep short. */
+		uint64_t next = idle ? MIN(dev_next, other) : MIN(MIN(dev_next, other), MIN(busy_until, end));
+		assert_true(next != NEVER);         /* an idle CPU always wakes */
+		if (next > fake_ns)
+			fake_ns = next;
+		if (next == dev_next) {
+			deliver(VEC_DEV);
+			check_jiffies_exact();
+		} else if (next == other) {
+			bool was_stopped = this_tick()->stopped;
+			deliver(VEC_OTHER);
+			if (was_stopped)
+				check_jiffies_exact();      /* caught up before the handler */
+		}
+		if (idle)
+			tick_idle_exit();
+		exp_advance();
+		assert_true(jiffies_64 <= exp_jiffies);      /* never ahead */
+		if (rand() % 4 == 0)
+			arm_random((unsigned)rand() % NTIMERS);
+		if (rand() % 50 == 0) {
+			struct probe *p = &probes[rand() % NTIMERS];
+			if (p->armed && (timer_del(&p->t) | hrtimer_cancel(&p->h)))
+				p->armed = 0;
+		}
+		host_irqs_disabled = false;
+	}
+}
+
+static void set_hz(unsigned hz)
+{
+	exp_advance();
+	assert_int_equal(tick_set_hz(hz), 0);
+	hz_changes++;
+	exp_period = 1000000000ull / hz;
+	late_limit_ns = 2 * 10000000ull + 1000000;    /* two ticks at the slowest HZ + slack */
+}
+
+static int setup_machine(void **state)
+{
+	(void)state;
+	/* A fixed seed keeps CI repeatable; LULL_SEED=N explores others. */
+	srand(getenv("LULL_SEED") ? (unsigned)atoi(getenv("LULL_SEED")) : 12345);
+	assert_int_equal(clocksource_register(&fake_cs), 0);
+	assert_int_equal(clockevents_register(&dev_short), 0);
+	assert_int_equal(clockevents_register(&dev_long), 0);
+	host_irqs_disabled = true;
+	tick_init();
+	host_irqs_disabled = false;
+	exp_period = this_tick()->period_ns;
+	exp_boundary = this_tick()->last_jiffy_ns;
+	exp_jiffies = jiffies_64;
+	late_limit_ns = 2 * exp_period + 1000000;
+	for (unsigned i = 0; i < NTIMERS; i++) {
+		timer_init(&probes[i].t, wheel_cb, "probe");
+		hrtimer_init(&probes[i].h, hr_cb, "probe-hr");
+	}
+	return 0;
+}
+
+static void test_defaults(void **state)
+{
+	(void)state;
+	assert_int_equal(this_tick()->mode, TICK_MODE_TICKLESS);
+	assert_ptr_equal(this_tick()->dev, &dev_long);      /* best rated */
+	assert_int_equal(this_tick()->hz, CONFIG_HZ);
+	assert_true(tick_skipping_suitable());
+}
+
+static void nop_timer(struct timer *t) { (void)t; }
+static enum hrtimer_restart nop_hrtimer(struct hrtimer *h) { (void)h; return HRTIMER_NORESTART; }
+
+/* Idle with one timer armed `ahead` ticks out; report the programmed skip. */
+static struct tick_cpu *idle_with_timer_ahead(uint32_t ahead)
+{
+	static struct timer t;
+	timer_init(&t, nop_timer, "lone");
+	/* Let every probe go, so only `t` is pending. */
+	for (unsigned i = 0; i < NTIMERS; i++) {
+		timer_del(&probes[i].t);
+		hrtimer_cancel(&probes[i].h);
+		probes[i].armed = 0;
+	}
+	deliver(VEC_DEV);           /* a fresh tick: now is just past a boundary */
+	exp_advance();
+	timer_mod(&t, jiffies + ahead);
+	host_irqs_disabled = true;
+	tick_idle_enter();
+	struct tick_cpu *tc = this_tick();
+	static struct tick_cpu snapshot;
+	snapshot = *tc;
+	/* Wake it up again and clean up. */
+	fake_ns = dev_next;
+	deliver(VEC_DEV);
+	tick_idle_exit();
+	timer_del(&t);
+	host_irqs_disabled = false;
+	return &snapshot;
+}
+
+static void test_dyntick_skip_rules(void **state)
+{
+	(void)state;
+	assert_int_equal(tick_set_device("short"), 0);
+	assert_int_equal(tick_set_mode(TICK_MODE_DYNTICK), 0);
+	unsigned max_skip = (unsigned)(dev_short.max_delta_ns / this_tick()->period_ns);
+	assert_int_equal(tick_max_skip(), max_skip);
+
+	/* Two ticks or fewer: not worth skipping (the seed's MIN_SKIP). */
+	struct tick_cpu *s = idle_with_timer_ahead(2);
+	assert_false(s->stopped);
+	s = idle_with_timer_ahead(1);
+	assert_false(s->stopped);
+	/* Three: skip exactly to the timer. */
+	s = idle_with_timer_ahead(3);
+	assert_true(s->stopped);
+	assert_int_equal(s->skip, 3);
+	assert_int_equal(s->skip_limit, TICK_LIMIT_TIMER);
+	assert_string_equal(s->skip_timer, "lone");
+	/* Far away: clamped to the device's maximum skip. */
+	s = idle_with_timer_ahead(1000);
+	assert_true(s->stopped);
+	assert_int_equal(s->skip, max_skip);
+	assert_int_equal(s->skip_limit, TICK_LIMIT_DEVICE);
+	/* On the long device the timer itself decides. */
+	assert_int_equal(tick_set_device("long"), 0);
+	s = idle_with_timer_ahead(1000);
+	assert_int_equal(s->skip, 1000);
+	assert_int_equal(s->skip_limit, TICK_LIMIT_TIMER);
+	check_jiffies_exact();
+}
+
+static void test_tickless_programs_the_deadline(void **state)
+{
+	(void)state;
+	assert_int_equal(tick_set_mode(TICK_MODE_TICKLESS), 0);
+	struct tick_cpu *s = idle_with_timer_ahead(1000);
+	assert_true(s->stopped);
+	assert_int_equal(s->skip_limit, TICK_LIMIT_TIMER);
+	/* Nothing pending: the device's limit. */
+	for (unsigned i = 0; i < NTIMERS; i++) {
+		timer_del(&probes[i].t);
+		hrtimer_cancel(&probes[i].h);
+		probes[i].armed = 0;
+	}
+	deliver(VEC_DEV);
+	host_irqs_disabled = true;
+	tick_idle_enter();
+	assert_true(this_tick()->stopped);
+	assert_int_equal(this_tick()->skip_limit, TICK_LIMIT_DEVICE);
+	assert_true(dev_next - fake_ns <= dev_long.max_delta_ns + 2);
+	/* An hrtimer armed while idle is honoured at once. */
+	static struct hrtimer h;
+	hrtimer_init(&h, nop_hrtimer, "soon");
+	hrtimer_start(&h, fake_ns + 123456);
+	assert_true(dev_next <= fake_ns + 123456 + 2);
+	hrtimer_cancel(&h);
+	fake_ns = dev_next;
+	deliver(VEC_DEV);
+	tick_idle_exit();
+	host_irqs_disabled = false;
+	check_jiffies_exact();
+}
+
+static void finish_and_check_none_lost(void)
+{
+	/* Let everything armed come due, then some; end on an interrupt so
+	 * jiffies are caught up. */
+	run_for(4 * NSEC_PER_SEC, 100, 0);
+	host_irqs_disabled = true;
+	deliver(VEC_OTHER);
+	host_irqs_disabled = false;
+	if (this_tick()->mode != TICK_MODE_PERIODIC)
+		check_jiffies_exact();
+	for (unsigned i = 0; i < NTIMERS; i++) {
+		struct probe *p = &probes[i];
+		if (p->armed) {
+			/* Still pending only if its deadline is yet to come. */
+			if (p->deadline_ns <= fake_ns)
+				fprintf(stderr, "probe %u lost: deadline %llu, now %llu, wheel %d hr %d\n", i,
+				        (unsigned long long)p->deadline_ns, (unsigned long long)fake_ns,
+				        timer_pending(&p->t), hrtimer_is_queued(&p->h));
+			assert_true(p->deadline_ns > fake_ns);
+		}
+	}
+}
+
+static void test_random_mixture(void **state)
+{
+	(void)state;
+	static const unsigned hzs[] = { 100, 250, 1000 };
+	static const enum tick_mode modes[] = { TICK_MODE_PERIODIC, TICK_MODE_DYNTICK, TICK_MODE_TICKLESS };
+	for (unsigned round = 0; round < 60; round++) {
+		if (rand() % 3 == 0)
+			set_hz(hzs[rand() % 3]);
+		if (rand() % 3 == 0)
+			assert_int_equal(tick_set_mode(modes[rand() % 3]), 0);
+		if (rand() % 4 == 0)
+			assert_int_equal(tick_set_device(rand() % 2 ? "short" : "long"), 0);
+		run_for((uint64_t)(200 + rand() % 2000) * NSEC_PER_MSEC, 90, 200);
+	}
+	finish_and_check_none_lost();
+	unsigned total = 0;
+	for (unsigned i = 0; i < NTIMERS; i++)
+		total += probes[i].fired;
+	assert_true(total > 300);       /* the run did exercise the timers */
+}
+
+static void test_across_the_32bit_wrap(void **state)
+{
+	(void)state;
+	/* Park just before jiffies' 32-bit wrap and cross it under load. */
+	uint32_t to_wrap = (uint32_t)(0u - jiffies);
+	set_hz(1000);
+	assert_int_equal(tick_set_mode(TICK_MODE_DYNTICK), 0);
+	uint64_t before = jiffies_64;
+	if (to_wrap > 5000) {
+		/* Fast-forward jiffies (both ours and the reference's). */
+		for (unsigned i = 0; i < NTIMERS; i++) {
+			timer_del(&probes[i].t);
+			hrtimer_cancel(&probes[i].h);
+			probes[i].armed = 0;
+		}
+		exp_advance();
+		uint64_t skip = to_wrap - 2000;
+		jiffies_64 += skip;
+		exp_jiffies += skip;
+		timer_wheel_init(jiffies);
+		before = jiffies_64;
+	}
+	run_for(6 * NSEC_PER_SEC, 95, 300);
+	assert_true((before >> 32) != (jiffies_64 >> 32));      /* crossed */
+	finish_and_check_none_lost();
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_dyntick_skip_rules),
+		cmocka_unit_test(test_tickless_programs_the_deadline),
+		cmocka_unit_test(test_random_mixture),
+		cmocka_unit_test(test_across_the_32bit_wrap),
+	};
+	return cmocka_run_group_tests(tests, setup_machine, NULL);
+}
