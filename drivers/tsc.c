@@ -1,5 +1,104 @@
-/* drivers/tsc.c — placeholder until the driver lands. */
+/* drivers/tsc.c — the time stamp counter: a 64-bit register that counts up
+ * once per CPU clock (on older CPUs) or at a fixed rate (on newer ones),
+ * read with one instruction.
+ *
+ * Spec: Intel SDM Vol. 3B, chapter 17, "Time-Stamp Counter" and its
+ * subsection "Invariant TSC" (numbered 17.13 to 17.17 depending on the
+ * edition); Vol. 2B, RDTSC; CPUID.1:EDX[4] (TSC present) and
+ * CPUID.80000007H:EDX[8] (invariant TSC).  Present since the Pentium; a 486
+ * has none.
+ *
+ * What lull uses it for: the clocksource "tsc", the cheapest to read by far
+ * (~20 cycles, where a port or MMIO read of the PM timer or HPET costs
+ * ~1 us), and the rate the TSC-deadline timer counts at (drivers/lapic.c).
+ * Its rate is not written anywhere we can read, so we measure it
+ * (kernel/calibrate.c).  Not used: RDTSCP, the TSC_ADJUST MSR, CPUID leaf
+ * 0x15 (the rate, on CPUs far newer than lull's floor).
+ */
 #include "timer_hw.h"
 #include "errno.h"
+#include "kprintf.h"
+#include "panic.h"
+#include "time/clocksource.h"
+#include "x86.h"
 
-int tsc_init(void) { return -ENODEV; }
+/* The plausible range: no x86 CPU has run slower than 1 MHz or faster
+ * than 20 GHz.  A result outside it means the measurement went wrong. */
+#define TSC_MIN_HZ  1000000ULL
+#define TSC_MAX_HZ  20000000000ULL
+
+/* Ratings (scale in include/time/clocksource.h).
+ * Invariant, 300: fast and precise, "desired".  Its rate is fixed by the
+ *   hardware whatever the power state ("Invariant TSC").
+ * Not invariant, 280: the top of "good".  Its rate follows the core clock,
+ *   so a P-state change (firmware-driven SpeedStep on a laptop) would make
+ *   time run fast or slow, and on some old CPUs it stops in idle (QUIRK
+ *   below).  lull never changes P-states and idles only with hlt, so it is
+ *   still right here, and still worth more than the HPET or the PM timer:
+ *   reading it costs 50 times less. */
+#define TSC_RATING_INVARIANT    300
+#define TSC_RATING_VARIANT      280
+
+static uint64_t tsc_read(struct clocksource *cs)
+{
+	UNUSED(cs);
+	return rdtsc();
+}
+
+/* The same, in the form kernel/calibrate.c reads counters. */
+static uint64_t tsc_read_for_calibration(void)
+{
+	return rdtsc();
+}
+
+/* QUIRK: the TSC stops or slows down while the CPU is idle.
+ * Symptom: time falls behind while the machine is idle, and more the longer
+ * it sleeps.  Hardware: Intel CPUs before Nehalem stop the TSC in C3 and
+ * deeper; AMD K8 (Athlon 64, Turion) slows it in C1E, which the firmware
+ * enters on a plain hlt.  A TSC that is invariant (CPUID.80000007H:EDX[8])
+ * runs on in every C-state.  Workaround: lull idles only with hlt (C1),
+ * where Intel CPUs keep counting, and we still mark the TSC CONTINUOUS —
+ * under QEMU TCG it is the host's TSC and counts while the guest halts.
+ * On a K8 with C1E, boot with clocksource=hpet or acpi_pm.  Reference:
+ * SDM Vol. 3B, "Invariant TSC"; Linux arch/x86/kernel/tsc.c ("TSC halts in idle")
+ * and process.c (AMD C1E). */
+static struct clocksource tsc_clocksource = {
+	.name = "tsc",
+	.rating = TSC_RATING_INVARIANT,     /* lowered at init if not invariant */
+	.read = tsc_read,
+	.mask = UINT64_MAX,                 /* 64 bits: wraps after a century */
+	.flags = CLOCK_SOURCE_CONTINUOUS,
+};
+
+uint64_t tsc_freq_hz(void)
+{
+	return tsc_clocksource.freq_hz;
+}
+
+int tsc_init(void)
+{
+	if (!cpu.has_cpuid || !(cpu.feat_edx & CPUID_1_EDX_TSC)) {
+		kprintf("tsc: none (CPU has no time stamp counter)\n");
+		return -ENODEV;
+	}
+	bool invariant = cpu.ext_feat_edx & CPUID_8000_0007_EDX_INVARIANT_TSC;
+
+	struct calibration cal;
+	int rc = calibrate_counter(tsc_read_for_calibration, tsc_clocksource.mask,
+	                           &tsc_clocksource, TSC_MIN_HZ, TSC_MAX_HZ, &cal);
+	if (rc) {
+		kprintf("tsc: not used: calibration against %s failed (%s, %llu Hz)\n",
+		        cal.ref, cal.error, (unsigned long long)cal.freq_hz);
+		return rc;
+	}
+
+	kprintf("tsc: %llu.%03llu MHz (calibrated against %s, spread %u ppm), %s\n",
+	        (unsigned long long)(cal.freq_hz / 1000000),
+	        (unsigned long long)(cal.freq_hz / 1000 % 1000),
+	        cal.ref, cal.spread_ppm, invariant ? "invariant" : "not invariant");
+	tsc_clocksource.freq_hz = cal.freq_hz;
+	tsc_clocksource.rating = invariant ? TSC_RATING_INVARIANT : TSC_RATING_VARIANT;
+	if (clocksource_register(&tsc_clocksource))
+		panic("tsc_init: the time core refused the TSC");
+	return 0;
+}

@@ -37,4 +37,38 @@ int cmd_date(int argc, char **argv);
  * for good (the `floor` boot option of the benchmarks). */
 void pit_stop(void);
 
+/* --- drivers/hpet.c, drivers/acpi_pm.c, drivers/rtc.c --- */
+void hpet_stop(void);       /* halt the HPET main counter (no-op without one) */
+
+/* --- drivers/pit.c, drivers/tsc.c, drivers/lapic.c, kernel/calibrate.c --- */
+
+/* The longest tickless idle each one-shot timer allows, in ticks of 1/hz:
+ * its counter's width over one tick's count (0 if the device is absent). */
+unsigned pit_max_skip_ticks(unsigned hz);           /* 0xffff / LATCH(hz) */
+unsigned lapic_timer_max_skip_ticks(unsigned hz);   /* 0xffffffff / count per tick */
+
+uint64_t tsc_freq_hz(void);     /* calibrated TSC rate, 0 if none */
+void lapic_timer_stop(void);    /* the local APIC timer, for good (`floor`) */
+
+/* kernel/calibrate.c: measure how fast a counter counts, against the best
+ * reference there is: the highest-rated registered clocksource that keeps
+ * counting on its own (CLOCK_SOURCE_CONTINUOUS) other than `self`, else PIT
+ * channel 2.  read() returns the counter, counting up, `mask` wide.  Three
+ * runs of CALIBRATE_WINDOW_US; the median must lie in [min_hz, max_hz] and
+ * the runs must agree within CALIBRATE_MAX_SPREAD_PPM.  Returns 0, or
+ * -EINVAL (implausible or unstable result) / -ETIME (the reference stopped),
+ * with cal->error saying which.  cal->ref is set either way. */
+#define CALIBRATE_WINDOW_US         50000
+#define CALIBRATE_MAX_SPREAD_PPM    10000
+struct clocksource;
+struct calibration {
+	uint64_t freq_hz;           /* median of the runs */
+	uint32_t spread_ppm;        /* (fastest - slowest) / median, in ppm */
+	const char *ref;            /* the reference's name: "hpet", "pit", ... */
+	const char *error;          /* why it failed, NULL on success */
+};
+int calibrate_counter(uint64_t (*read)(void), uint64_t mask,
+                      const struct clocksource *self,
+                      uint64_t min_hz, uint64_t max_hz, struct calibration *cal);
+
 #endif
