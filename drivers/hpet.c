@@ -108,7 +108,7 @@ static void hpet_irq(void *ctx)
 {
 	struct clock_event_device *dev = ctx;
 	if (dev->event_handler)
-		dev->event_handler(dev);
+		clockevents_handle_event(dev);
 }
 
 /* Leaving SHUTDOWN: take IRQ0 (the PIT must have let go of it) and route

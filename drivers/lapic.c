@@ -123,7 +123,7 @@ static void lapic_timer_irq(void *ctx)
 	UNUSED(ctx);
 	struct clock_event_device *dev = timer_owner;
 	if (dev && dev->event_handler)
-		dev->event_handler(dev);
+		clockevents_handle_event(dev);
 }
 
 /* --- "lapic": the timer counting the bus clock --- */

@@ -200,7 +200,7 @@ static void pit_irq(void *ctx)
 	if (periodic_count)
 		cs_base += periodic_count;      /* one more reload behind us */
 	if (dev->event_handler)
-		dev->event_handler(dev);
+		clockevents_handle_event(dev);
 }
 
 /* IRQ0 is shared with the HPET's legacy-replacement route, so we hold the

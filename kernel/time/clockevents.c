@@ -11,6 +11,7 @@
  * device through tick_clockevent_registered().
  */
 #include "time/clockevent.h"
+#include "time/timekeeping.h"
 #include "time/clocksource.h"
 #include "time/arch.h"
 #include "errno.h"
@@ -206,6 +207,7 @@ static int clockevent_program_delta(struct clock_event_device *dev, uint64_t del
 {
 	delta_ns = MAX(delta_ns, dev->min_delta_ns);
 	delta_ns = MIN(delta_ns, dev->max_delta_ns);
+	dev->fires_ns = ktime_get_ns() + delta_ns;
 	return dev->set_next_event(dev, clockevent_ns2ticks(dev, delta_ns));
 }
 
@@ -235,8 +237,30 @@ int clockevents_program_event(struct clock_event_device *dev,
 	return ret;
 }
 
+/* QUIRK: an interrupt from before the device was armed.
+ * Symptom: a one-shot event "fires" at once, milliseconds before its
+ * deadline (the self-test saw the PIT and HPET fire 0.4 ms into a 10 ms
+ * one-shot).  Hardware: the 8259A PIC latches an edge in its Interrupt
+ * Request Register even while the line is masked; the PIT's channel 0 (left
+ * in mode 0 after the firmware's tick was stopped) or an HPET comparator
+ * raised IRQ0 long ago, and the latched request is delivered the moment the
+ * next user unmasks the line.  Workaround: a one-shot event that arrives
+ * well before the time it was programmed to fire is counted as stale and
+ * not passed on; the real one follows.  Reference: Intel 8259A datasheet,
+ * "Interrupt Request Register" and edge-triggered mode; Linux handles the
+ * same symptom in clockevents by re-checking the expiry in its handlers. */
 void clockevents_handle_event(struct clock_event_device *dev)
 {
+	struct clocksource *cs = clocksource_current();
+	bool can_tell = cs && (cs->flags & CLOCK_SOURCE_CONTINUOUS);
+	if (dev->state == CLOCK_EVT_STATE_ONESHOT && dev->fires_ns && can_tell) {
+		uint64_t early_ok = clockevent_ticks2ns(dev, 2) + dev->min_delta_ns;
+		if (ktime_get_ns() + early_ok < dev->fires_ns) {
+			dev->stale_events++;
+			return;
+		}
+		dev->fires_ns = 0;
+	}
 	dev->events++;
 	dev->event_handler(dev);
 }
