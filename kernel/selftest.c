@@ -111,22 +111,41 @@ static int64_t ppm_diff(uint64_t a, uint64_t b)
 	return ((int64_t)a - (int64_t)b) * 1000000 / (int64_t)b;
 }
 
-/* Measure one interval on every continuous clocksource at once. */
+/* Measure the same interval on every continuous clocksource at once,
+ * AGREE_ROUNDS times, and keep each source's median: one round can be
+ * stretched by the host (under emulation a vCPU is a host thread that the
+ * host may preempt mid-measurement), the median of several is not. */
+#define AGREE_ROUNDS 5
+
+static uint64_t median(uint64_t *v, unsigned n)
+{
+	for (unsigned i = 1; i < n; i++)
+		for (unsigned j = i; j > 0 && v[j - 1] > v[j]; j--) {
+			uint64_t t = v[j]; v[j] = v[j - 1]; v[j - 1] = t;
+		}
+	return v[n / 2];
+}
+
 static void check_agreement(void)
 {
 	struct clocksource *list[8];
-	uint64_t start[8], len[8];
+	uint64_t start[8], len[8], rounds[8][AGREE_ROUNDS];
 	unsigned n = 0;
+	int rc = 0;
 	for (struct clocksource *cs = clocksource_first(); cs && n < 8; cs = cs->next)
 		if (cs->flags & CLOCK_SOURCE_CONTINUOUS)
 			list[n++] = cs;
-	uint32_t f = irq_save();
+	for (unsigned r = 0; r < AGREE_ROUNDS; r++) {
+		uint32_t f = irq_save();
+		for (unsigned i = 0; i < n; i++)
+			start[i] = list[i]->read(list[i]);
+		rc |= pit_ch2_wait_us(AGREE_WINDOW_US);
+		for (unsigned i = 0; i < n; i++)
+			rounds[i][r] = cs_ns(list[i], start[i], list[i]->read(list[i]));
+		irq_restore(f);
+	}
 	for (unsigned i = 0; i < n; i++)
-		start[i] = list[i]->read(list[i]);
-	int rc = pit_ch2_wait_us(AGREE_WINDOW_US);
-	for (unsigned i = 0; i < n; i++)
-		len[i] = cs_ns(list[i], start[i], list[i]->read(list[i]));
-	irq_restore(f);
+		len[i] = median(rounds[i], AGREE_ROUNDS);
 
 	uint64_t pit_ns = (uint64_t)AGREE_WINDOW_US * NSEC_PER_USEC;
 	for (unsigned i = 0; i < n; i++) {
@@ -238,8 +257,10 @@ static void check_periodic(struct clock_event_device *d)
 	clockevents_shutdown(d);
 	d->event_handler = saved;
 	uint64_t rate_mhz = took ? events_seen * NSEC_PER_SEC * 1000 / took : 0;   /* mHz */
-	bool ok = events_seen >= expect && rate_mhz > PERIODIC_HZ * 1000 * 97 / 100 &&
-	          rate_mhz < PERIODIC_HZ * 1000 * 103 / 100;
+	/* +-10%: generous, because under emulation one interrupt delivered
+	 * late (the host preempted QEMU) stretches the whole window. */
+	bool ok = events_seen >= expect && rate_mhz > PERIODIC_HZ * 1000 * 90 / 100 &&
+	          rate_mhz < PERIODIC_HZ * 1000 * 110 / 100;
 	result(ok, "clockevent %s periodic at %u Hz", d->name, PERIODIC_HZ);
 	kprintf("# %s: %llu events in %llu us = %llu.%03llu Hz\n", d->name,
 	        (unsigned long long)events_seen, (unsigned long long)(took / 1000),
