@@ -219,29 +219,48 @@ static bool wait_events(uint64_t n, uint64_t timeout_ns)
 	return events_seen >= n;
 }
 
-static void check_oneshot(struct clock_event_device *d)
+/* One one-shot event; returns false if it never came, else its lateness. */
+static bool oneshot_once(struct clock_event_device *d, uint64_t delta, int64_t *late)
 {
-	void (*saved)(struct clock_event_device *) = d->event_handler;
-	d->event_handler = count_event;
 	events_seen = 0;
 	clockevents_set_oneshot(d);
 	timekeeping_update();
-	uint64_t delta = MIN(ONESHOT_DELTA_NS, d->max_delta_ns);
 	uint64_t now = test_now();
 	stale_before_ns = now + delta;
 	int rc = clockevents_program_event(d, ktime_get_ns() + delta, ktime_get_ns());
 	bool fired = rc == 0 && wait_events(1, EVENT_TIMEOUT_NS);
 	clockevents_shutdown(d);
-	d->event_handler = saved;
 	stale_before_ns = 0;
-	int64_t late = fired ? (int64_t)(last_event_ns - (now + delta)) : 0;
-	/* Never early by more than a device tick of rounding. */
+	*late = fired ? (int64_t)(last_event_ns - (now + delta)) : 0;
+	return fired;
+}
+
+/* Never early, ever; on time at least once in ONESHOT_TRIES (a single try
+ * can be made late by the host preempting the emulator). */
+#define ONESHOT_TRIES 3
+
+static void check_oneshot(struct clock_event_device *d)
+{
+	void (*saved)(struct clock_event_device *) = d->event_handler;
+	d->event_handler = count_event;
+	uint64_t delta = MIN(ONESHOT_DELTA_NS, d->max_delta_ns);
 	int64_t early_limit = -(int64_t)clockevent_ticks2ns(d, 2) - 1000 -
 	                      (use_ch2 ? CH2_STEP_US * (int64_t)NSEC_PER_USEC : 0);
-	result(fired && late >= early_limit && late <= (int64_t)ONESHOT_LATE_NS,
-	       "clockevent %s one-shot fires on time", d->name);
-	kprintf("# %s: asked %llu ns, %s %lld ns late\n", d->name, (unsigned long long)delta,
-	        fired ? "fired" : "did NOT fire", (long long)late);
+	int64_t best = INT64_MAX, worst = INT64_MIN, late;
+	unsigned fired = 0;
+	for (unsigned i = 0; i < ONESHOT_TRIES; i++) {
+		if (!oneshot_once(d, delta, &late))
+			continue;
+		fired++;
+		best = MIN(best, late);
+		worst = MAX(worst, late);
+	}
+	d->event_handler = saved;
+	bool ok = fired == ONESHOT_TRIES && worst >= early_limit && best >= early_limit &&
+	          best <= (int64_t)ONESHOT_LATE_NS;
+	result(ok, "clockevent %s one-shot fires on time", d->name);
+	kprintf("# %s: asked %llu ns, %u/%u fired, lateness best %lld ns, worst %lld ns\n", d->name,
+	        (unsigned long long)delta, fired, ONESHOT_TRIES, (long long)best, (long long)worst);
 }
 
 static void check_periodic(struct clock_event_device *d)
