@@ -1,23 +1,19 @@
-/* drivers/lapic.c — the local APIC: the CPU's own interrupt controller, and
- * the timer inside it.
+/* drivers/lapic.c — the local APIC: the CPU's own interrupt controller,
+ * and the timer inside it.
  *
  * Spec: Intel SDM Vol. 3A, chapter 10 "Advanced Programmable Interrupt
- * Controller (APIC)", numbered as in the 2011-2021 editions (it is chapter
- * 11 in later ones): 10.4.3 and 10.4.4 enabling and finding it, Table 10-1
- * the register map, 10.5.1 the local vector table, 10.5.4 the timer,
- * 10.5.4.1 TSC-deadline mode, 10.8.3.1 task priority, 10.8.5 EOI, 10.9
- * spurious interrupts.  Virtual wire mode: Intel MultiProcessor
- * Specification 1.4, 3.6.2.2.
- *
- * lull runs on one CPU and keeps the 8259 PIC, so the local APIC stays in
- * virtual wire mode: LINT0 passes the PIC's INTR through (ExtINT), LINT1
- * carries NMI, and every legacy IRQ reaches the CPU as before, acknowledged
- * at the PIC alone.  What we add:
- *   - the clock event device "lapic": the APIC timer, one-shot or periodic;
- *   - "tsc-deadline": the same timer firing when the TSC reaches a value we
- *     write, on CPUs that have that mode.
- * Not used: IPIs, the I/O APIC, x2APIC mode, the error, thermal and
- * performance-counter LVT entries (left masked).
+ * Controller (APIC)", numbered as in the 2011-2021 editions (chapter 11 in
+ * later ones): 10.4.3-10.4.4 enabling and finding it, Table 10-1 registers,
+ * 10.5.1 local vector table, 10.5.4 timer, 10.5.4.1 TSC-deadline mode,
+ * 10.8.5 EOI, 10.9 spurious interrupts; virtual wire mode: Intel
+ * MultiProcessor Specification 1.4, 3.6.2.2.  lull runs on one CPU and
+ * keeps the 8259 PIC, so the APIC stays in virtual wire mode: LINT0 passes
+ * the PIC's INTR through (ExtINT), LINT1 carries NMI, and legacy IRQs reach
+ * the CPU as before, acknowledged at the PIC alone.  We add the clock event
+ * devices "lapic" (the APIC timer, one-shot or periodic) and, where the CPU
+ * has it, "tsc-deadline" (the same timer firing when the TSC reaches a
+ * value).  Not used: IPIs, the I/O APIC, x2APIC, the error, thermal and
+ * performance LVT entries (left masked).
  */
 #include "timer_hw.h"
 #include "acpi.h"
@@ -57,35 +53,31 @@ enum {
 #define LVT_TIMER_ONESHOT       (0u << 17)  /* count down once, stop at 0 */
 #define LVT_TIMER_PERIODIC      (1u << 17)  /* reload the initial count at 0 */
 #define LVT_TIMER_TSC_DEADLINE  (2u << 17)  /* fire when TSC >= IA32_TSC_DEADLINE */
+#define LAPIC_COUNT_MAX         0xFFFFFFFFu /* the timer's counters are 32 bits */
+
+/* Divide by 16: the timer counts the bus clock / 16, 62.5 MHz under QEMU
+ * (1 GHz bus), 6-12 MHz on real 100-200 MHz buses: 16-160 ns per count,
+ * far finer than a tick, while 32 bits last 68 s to 11 min, longer than
+ * any tickless sleep needs.  Linux chose 16 too. */
 #define LAPIC_DIVIDE_BY_16      0x3u        /* divide configuration bits 3,1,0 = 0,1,1 */
 #define LAPIC_TIMER_DIVISOR     16          /* ... the same, as a number */
-#define LAPIC_COUNT_MAX         0xFFFFFFFFu /* the timer's counters are 32 bits */
 
 #define MSR_IA32_APIC_BASE      0x1B        /* P6 and later: the APIC's address */
 #define APIC_BASE_ADDRESS       0xFFFFF000u /* its bits 12-31 (32-35 are 0 here) */
 #define MSR_IA32_TSC_DEADLINE   0x6E0       /* absolute TSC deadline; 0 disarms */
 #define CPU_FAMILY_P6           6           /* first family with IA32_APIC_BASE */
 
-/* Divide by 16: the timer counts the bus clock / 16, 62.5 MHz under QEMU
- * (1 GHz bus), ~6-12 MHz on real buses of 100-200 MHz.  That is 16-160 ns
- * per count, far finer than a tick, while 32 bits still last 68 s to
- * 11 min, so one count covers any tickless sleep.  Linux chose 16 too. */
-
-/* The plausible timer rate after the divider.  Outside it, the
- * measurement went wrong. */
-#define LAPIC_TIMER_MIN_HZ      1000000ULL
-#define LAPIC_TIMER_MAX_HZ      1000000000ULL
+#define LAPIC_TIMER_MIN_HZ      1000000ULL      /* plausible rates after the divider: */
+#define LAPIC_TIMER_MAX_HZ      1000000000ULL   /* outside, the measurement went wrong */
 
 /* Smallest count, 16 (0.26 us under QEMU, ~2.5 us at a 100 MHz bus): the
  * timer cannot miss (writing the initial count starts a full countdown),
  * but a shorter count would interrupt before the tick code has returned. */
 #define LAPIC_TIMER_MIN_DELTA   16
 
-/* TSC-deadline: 1000 TSC cycles (under 1 us on any CPU that has the mode)
- * is about what the interrupt costs; a deadline already passed fires at
- * once, so it cannot be missed either.  The deadline is a 64-bit absolute
- * value: any delta below 2^62 keeps rdtsc() + delta from wrapping for
- * decades.  The core caps deltas at ten minutes anyway. */
+/* TSC-deadline: 1000 TSC cycles (under 1 us on any CPU with the mode) is
+ * about what the interrupt costs.  The deadline is a 64-bit absolute value;
+ * a delta below 2^62 cannot make rdtsc() + delta wrap for decades. */
 #define TSC_DEADLINE_MIN_DELTA  1000
 #define TSC_DEADLINE_MAX_DELTA  (1ULL << 62)
 
@@ -174,15 +166,15 @@ static int lapic_timer_shutdown(struct clock_event_device *dev)
 	return 0;
 }
 
-/* Rating 260: above the HPET's comparator (250), so that it drives the
- * tick on -machine pc.  Programming it is one register write on the CPU
- * itself, with no PIC or shared IRQ line involved, and it reaches 68 s and
- * more.  Below "tsc-deadline", which needs no conversion to bus counts.
+/* Rating 260: above the HPET comparator's 200, so it drives the tick on
+ * -machine pc.  Programming it is one register write inside the CPU, with
+ * no PIC or shared IRQ line, and it reaches 68 s or more.  Below
+ * "tsc-deadline", which needs no conversion to bus counts.
  *
  * QUIRK: the APIC timer stops in deep C-states.
  * Symptom: the next tick never comes while the CPU idles; the machine sleeps
- * until some other interrupt.  Hardware: Intel CPUs before Westmere, and
- * many AMD ones, stop the timer in C3 and deeper; those with ARAT
+ * until some other interrupt.  Hardware: Intel CPUs from before about
+ * 2010, and many AMD ones, stop the timer in C3 and deeper; those with ARAT
  * ("always running APIC timer", CPUID.06H:EAX[2]) do not.  Workaround: lull
  * idles only with hlt (C1), where the timer runs; a kernel that uses deeper
  * C-states needs ARAT or a broadcast timer (HPET, PIT) for those.
@@ -205,11 +197,10 @@ static struct clock_event_device lapic_clockevent = {
 
 /* 10.5.4.1: "in xAPIC mode ... software must serialize between the
  * memory-mapped write to the LVT entry and the WRMSR to IA32_TSC_DEADLINE",
- * or the WRMSR may reach the timer first, while it is not yet in deadline
- * mode, and be ignored.  MFENCE does that.  lull is built for a 486, which
- * has no MFENCE, but only CPUs with SSE2 have TSC-deadline mode, so it is
- * there whenever we get here.  (CPUID would serialize too, but costs a VM
- * exit under virtualization.)  Untested: QEMU TCG does not offer the mode. */
+ * or the WRMSR may arrive before deadline mode and be ignored.  MFENCE
+ * does that: a 486 has none, but every CPU with TSC-deadline mode has SSE2.
+ * (CPUID also serializes, but is a VM exit under virtualization.)
+ * Untested: QEMU TCG does not offer the mode. */
 static int tsc_deadline_set_oneshot(struct clock_event_device *dev)
 {
 	if (timer_stopped_for_good)
@@ -266,20 +257,17 @@ unsigned lapic_timer_max_skip_ticks(unsigned hz)
 	return per_tick > LAPIC_COUNT_MAX ? 0 : (unsigned)(LAPIC_COUNT_MAX / per_tick);
 }
 
+/* Whoever owns the timer stops it; with no owner it is stopped already. */
 void lapic_timer_stop(void)
 {
-	if (!lapic_regs)
-		return;
-	if (cpu.feat_ecx & CPUID_1_ECX_TSC_DEADLINE)
-		wrmsr(MSR_IA32_TSC_DEADLINE, 0);
-	lapic_write(LAPIC_LVT_TIMER, LVT_MASKED | VEC_LAPIC_TIMER);
-	lapic_write(LAPIC_TIMER_INITIAL, 0);
-	timer_owner = NULL;
+	if (timer_owner)
+		timer_owner->shutdown(timer_owner);
 	timer_stopped_for_good = true;
 }
 
-/* 10.4.4: IA32_APIC_BASE holds the address on P6 and later; a Pentium
- * has no such MSR, so we take the MADT's word, or the reset default. */
+/* 10.4.4: IA32_APIC_BASE holds the address on P6 and later (its enable
+ * bit is set, or CPUID would not report an APIC: 10.4.3); a Pentium has no
+ * such MSR, so we take the MADT's word, or the reset default. */
 static uint32_t lapic_phys_base(void)
 {
 	if (cpu.family >= CPU_FAMILY_P6 && (cpu.feat_edx & CPUID_1_EDX_MSR))

@@ -1,23 +1,16 @@
 /* drivers/pit.c — the Intel 8254 programmable interval timer (PIT).
  *
- * Spec: Intel 8254 Programmable Interval Timer datasheet (order 231164):
- * "Control Word Format", "Counter Latch Command", "Read-Back Command",
- * "Mode 0: Interrupt on Terminal Count", "Mode 2: Rate Generator".
- * Three 16-bit down-counters share one 1.193182 MHz input clock.  On the PC,
- * channel 0 drives IRQ0, channel 1 once refreshed DRAM (we leave it alone),
- * and channel 2 feeds the speaker through a gate in port 0x61.
- *
- * What lull uses it for:
- *   - channel 0 as the clock event device "pit", periodic or one-shot: the
- *     only timer interrupt an isapc 486 has;
- *   - channel 0's interrupts plus its counter as the clocksource "pit", the
- *     worst there is, for machines with no other counter;
- *   - channel 2 as a stopwatch for calibration (pit_ch2_wait_us), when no
- *     better reference exists.
- * Not used: BCD counting, modes 1, 3, 4 and 5, channel 1.
- *
- * The firmware leaves channel 0 interrupting 18.2 times a second.  We stop
- * it first thing: an unused timer must not keep running (see QUIRK below).
+ * Spec: Intel 8254 datasheet (order 231164): "Control Word Format",
+ * "Counter Latch Command", "Read-Back Command", "Mode 0: Interrupt on
+ * Terminal Count", "Mode 2: Rate Generator".  Three 16-bit down-counters
+ * share one 1.193182 MHz clock.  On the PC, channel 0 drives IRQ0, channel
+ * 1 once refreshed DRAM (left alone), channel 2 feeds the speaker through a
+ * gate in port 0x61.  We use channel 0 as the clock event device "pit" (the
+ * only timer interrupt an isapc 486 has) and, with its interrupts counted,
+ * as the clocksource "pit" (the worst there is); channel 2 as a stopwatch
+ * for calibration when nothing better exists.  Not used: BCD, modes 1, 3,
+ * 4, 5.  The firmware leaves channel 0 ticking at 18.2 Hz; we stop it first
+ * thing, since an unused timer must not keep running (QUIRK below).
  */
 #include "timer_hw.h"
 #include "errno.h"
@@ -49,7 +42,7 @@ enum {
 #define PIT_MODE_RATE       (2u << 1)   /* mode 2: OUT pulses low once per count, reloads */
 #define PIT_BINARY          0u          /* count in binary, not BCD */
 
-/* Read-back command, and the status byte it latches. */
+/* Read-back command and the status byte it latches (8254 only, not 8253). */
 #define PIT_RB_NO_COUNT     (1u << 5)   /* COUNT# = 1: latch the status only */
 #define PIT_RB_CH0          (1u << 1)   /* ... of counter 0 */
 #define PIT_STATUS_OUT      (1u << 7)   /* the counter's OUT pin */
@@ -59,29 +52,22 @@ enum {
 #define PORT_B_SPEAKER      (1u << 1)   /* speaker data enable: 0 keeps it silent */
 #define PORT_B_OUT2         (1u << 5)   /* channel 2's OUT pin (read only) */
 
-/* Count that stops channel 0: the shortest mode 0 takes, so the stop is
- * over (and verified) within two input clocks. */
-#define PIT_STOP_COUNT      1
+#define PIT_STOP_COUNT      1   /* shortest mode 0 count: a stop is over in 2 clocks */
 
-/* Smallest one-shot count: 16 ticks, 13.4 us.  Mode 0 cannot miss a
- * deadline (OUT rises when the count runs out, even if that happens before
- * we return), so this is not about correctness: programming costs three
- * port writes of ~1 us each on an ISA bus, and a shorter count would only
- * interrupt us before we had finished asking. */
+/* Smallest one-shot count: 16 ticks, 13.4 us.  Mode 0 cannot miss (OUT
+ * rises when the count runs out, even before we return), but programming
+ * takes three ~1 us ISA port writes: a shorter count only interrupts us
+ * before we have finished asking. */
 #define PIT_MIN_DELTA       16
 
-/* Largest one-shot count: the counter's width, 65535 ticks = 54.9 ms. */
-#define PIT_MAX_DELTA       PIT_COUNT_MAX
+#define PIT_MAX_DELTA       PIT_COUNT_MAX   /* largest: 65535 ticks = 54.9 ms */
 
 /* Every polling loop gives up after this many port reads.  A port read
  * takes 0.1 us (QEMU) to 1 us (ISA), so 2^24 reads outlast the longest wait
  * we ask for (50 ms) by far, yet end within seconds on a dead chip. */
 #define PIT_MAX_POLLS       (1u << 24)
 
-/* The count that makes channel 0 fire hz times a second. */
-#define PIT_LATCH(hz)       ((PIT_INPUT_HZ + (hz) / 2) / (hz))
-
-static struct clock_event_device pit_clockevent;
+#define PIT_LATCH(hz)       ((PIT_INPUT_HZ + (hz) / 2) / (hz))  /* count for hz per second */
 
 static bool irq_held;               /* we own IRQ0 (not the HPET) */
 static bool stopped_for_good;       /* pit_stop() was called */
@@ -112,17 +98,17 @@ static bool ch0_out_is_high(void)
 	return inb(PIT_CH0) & PIT_STATUS_OUT;
 }
 
-/* QUIRK: a PIT that is masked or reprogrammed keeps the host busy.
- * Symptom: an idle guest whose IRQ0 is masked at the PIC still costs the
- * host ~26 times the CPU of a quiet one.  Emulator: QEMU's i8254
- * (hw/timer/i8254.c) keeps a host timer armed for every transition of
- * channel 0's OUT; masking IRQ0 does not stop it, and a control word alone
- * does not reschedule it ("XXX: update irq timer ?").  Workaround: load a
- * count in mode 0.  Loading a count re-evaluates the timer
- * (pit_load_count), and mode 0 has exactly one transition, OUT rising when
- * the count runs out; after it pit_get_next_transition_time() returns -1
- * and the timer is deleted.  Real 8254s just leave OUT high.  Reference:
- * QEMU hw/timer/i8254.c and i8254_common.c; 8254 datasheet, Mode 0. */
+/* QUIRK: a masked PIT keeps the host busy.
+ * Symptom: an idle guest with IRQ0 masked at the PIC still costs the host
+ * CPU (lull on -machine pc: 120 ms per 40 s idle with the firmware's tick
+ * left running, under 10 ms once stopped).  Emulator: QEMU's i8254 keeps a
+ * host timer armed for every transition of channel 0's OUT; masking IRQ0
+ * does not stop it, and a control word alone does not reschedule it ("XXX:
+ * update irq timer ?").  Workaround: load a count in mode 0.  Loading
+ * re-evaluates the timer (pit_load_count), and mode 0 has one transition,
+ * OUT rising when the count runs out; then pit_get_next_transition_time()
+ * returns -1 and the timer is deleted.  Real 8254s just leave OUT high.
+ * Reference: QEMU hw/timer/i8254.c, i8254_common.c; 8254 datasheet, Mode 0. */
 static void ch0_stop(void)
 {
 	ch0_program(PIT_MODE_TERMINAL, PIT_STOP_COUNT);   /* ch0, lo/hi byte, mode 0, binary, count 1 */
@@ -131,15 +117,14 @@ static void ch0_stop(void)
 /* --- the clocksource: interrupts counted, plus the counter between them --- */
 
 /* QUIRK: the counter reloads before its interrupt is handled.
- * Symptom: time read from the PIT jumps back by up to one period.
- * Hardware: every 8254 in mode 2 — the counter reloads and raises IRQ0, but
- * while interrupts are off the handler that adds the period to cs_base runs
- * later; some chipsets' counters also jump up briefly by themselves (the
- * Intel "Neptun" chipset, c't 10/1995).  Workaround: never return less than
- * last time.  Until the interrupt is handled the time stands still, then
- * it continues exactly.  (Checking the PIC's IRR for a pending IRQ0 is the
- * other classic fix; Linux dropped it as too easy to get wrong.)
- * Reference: Linux drivers/clocksource/i8253.c, i8253_read(). */
+ * Symptom: PIT time jumps back by up to one period.  Hardware: every 8254
+ * in mode 2 — the counter reloads and raises IRQ0, but with interrupts off
+ * the handler that adds the period to cs_base runs later; some chipsets'
+ * counters also jump up briefly on their own (Intel "Neptun", c't 10/1995).
+ * Workaround: never return less than last time.  Time stands still until
+ * the interrupt is handled, then continues exactly.  (Checking the PIC's
+ * IRR for a pending IRQ0 is the other classic fix; Linux dropped it as too
+ * easy to get wrong.)  Reference: Linux drivers/clocksource/i8253.c. */
 static uint64_t pit_cs_value(void)
 {
 	uint64_t now = cs_base;
@@ -173,7 +158,9 @@ static void pit_cs_freeze(void)
 
 /* Rating 110: coarse, slow to read (four port accesses), and built on the
  * PIT's own interrupts, so it loses time across skipped or missed ticks:
- * not CONTINUOUS.  Only an isapc 486, which has nothing else, uses it. */
+ * not CONTINUOUS.  (Under QEMU TCG a host that delays QEMU by more than a
+ * period makes the PIT fire back to back and the 8259 merge the edges: we
+ * saw 1-2 ticks in 1000 lost.)  Only an isapc 486, with nothing else, uses it. */
 static struct clocksource pit_clocksource = {
 	.name = "pit",
 	.rating = 110,
@@ -185,20 +172,25 @@ static struct clocksource pit_clocksource = {
 
 /* --- the clock event device --- */
 
-/* QUIRK: the first IRQ0 after starting channel 0 can be stale.
- * Symptom: an interrupt arrives as soon as IRQ0 is unmasked.  Hardware:
- * every 8259A, and QEMU's i8259 — an edge latched in the IRR while IRQ0 was
- * masked (the firmware's tick before pit_init, or the edge our own stop
- * count makes) is delivered on unmask.  Workaround: none needed for the
- * clock event: the tick code checks the time, so an early event costs one
- * extra wakeup.  The clocksource may start one period (<= 1/HZ) ahead; we
- * accept that rather than read the PIC's IRR from here.  Reference: 8259A
- * datasheet, "Edge and Level Triggered Modes"; QEMU hw/intc/i8259.c. */
+/* QUIRK: an IRQ0 from before channel 0 was armed.
+ * Symptom: a one-shot event arrives at once, not after its delta.
+ * Hardware: every 8259A, and QEMU's i8259 — an edge latched in the IRR while
+ * IRQ0 was masked or interrupts were off (the firmware's tick, our stop
+ * count, the last periodic tick) is delivered as soon as it can be.
+ * Workaround: in mode 0 OUT stays high from the moment the count runs out
+ * until a new count is written, so a one-shot interrupt that finds OUT low
+ * is stale: drop it.  The core can judge early events only by a continuous
+ * clocksource (kernel/time/clockevents.c), which a 486 lacks.  In periodic
+ * mode an early tick is harmless, but the clocksource may start one period
+ * ahead; we accept that.  Reference: 8259A datasheet, "Edge and Level
+ * Triggered Modes"; 8254 datasheet, Mode 0 and Read-Back Command. */
 static void pit_irq(void *ctx)
 {
 	struct clock_event_device *dev = ctx;
 	if (periodic_count)
 		cs_base += periodic_count;      /* one more reload behind us */
+	else if (!ch0_out_is_high())
+		return;                         /* stale: the count has not run out */
 	if (dev->event_handler)
 		clockevents_handle_event(dev);
 }
@@ -231,12 +223,11 @@ static int pit_set_periodic(struct clock_event_device *dev, unsigned hz)
 	return rc;
 }
 
-/* One-shot uses mode 0, not mode 1.  Mode 1 (hardware-retriggerable
- * one-shot) starts counting on a rising edge of GATE, and channel 0's gate
- * is wired high on the PC, so it would never start; mode 0 starts when the
- * count is written.  Until set_next_event we park the counter at its
- * longest count: should no deadline follow, one early event comes 55 ms
- * later, which the tick code handles like any other. */
+/* One-shot is mode 0, not mode 1: mode 1 (hardware-retriggerable one-shot)
+ * starts on a rising edge of GATE, and channel 0's gate is wired high on
+ * the PC, so it would never start; mode 0 starts when the count is
+ * written.  Until set_next_event we park the counter at its longest count:
+ * if no deadline follows, one event comes 55 ms later, like any other. */
 static int pit_set_oneshot(struct clock_event_device *dev)
 {
 	uint32_t flags = irq_save();
@@ -249,9 +240,8 @@ static int pit_set_oneshot(struct clock_event_device *dev)
 	return rc;
 }
 
-/* Writing a count in mode 0 restarts it; OUT rises (IRQ0) after ticks + 1
- * input clocks.  A count that runs out while we are still here still
- * raises IRQ0, so this never needs to report -ETIME. */
+/* A count written in mode 0 restarts it; OUT rises (IRQ0) ticks + 1 clocks
+ * later, even if that is before we return: never -ETIME. */
 static int pit_set_next_event(struct clock_event_device *dev, uint64_t ticks)
 {
 	UNUSED(dev);
@@ -295,9 +285,8 @@ static struct clock_event_device pit_clockevent = {
 
 /* --- channel 2: the calibration stopwatch --- */
 
-/* Mode 0 on channel 2 with the gate open: OUT2 rises `count` + 1 clocks
- * after the count is written.  Rounding us to whole ticks costs at most
- * half a tick (0.42 us).  The speaker stays off. */
+/* Mode 0 on channel 2, gate open, speaker off: OUT2 rises count + 1 clocks
+ * after the count is written (rounding to whole ticks: <= 0.42 us). */
 int pit_ch2_wait_us(uint32_t us)
 {
 	if (us == 0 || us > PIT_CH2_MAX_US)
@@ -313,12 +302,9 @@ int pit_ch2_wait_us(uint32_t us)
 	irq_restore(flags);
 
 	int rc = -ETIME;
-	for (uint32_t polls = 0; polls < PIT_MAX_POLLS; polls++) {
-		if (inb(PIT_PORT_B) & PORT_B_OUT2) {
+	for (uint32_t polls = 0; polls < PIT_MAX_POLLS && rc; polls++)
+		if (inb(PIT_PORT_B) & PORT_B_OUT2)
 			rc = 0;
-			break;
-		}
-	}
 	outb(PIT_PORT_B, port_b & ~PORT_B_GATE2);
 	return rc;
 }

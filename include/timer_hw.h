@@ -58,8 +58,8 @@ void lapic_timer_stop(void);    /* the local APIC timer, for good (`floor`) */
  * the runs must agree within CALIBRATE_MAX_SPREAD_PPM.  Returns 0, or
  * -EINVAL (implausible or unstable result) / -ETIME (the reference stopped),
  * with cal->error saying which.  cal->ref is set either way. */
-#define CALIBRATE_WINDOW_US         50000
-#define CALIBRATE_MAX_SPREAD_PPM    10000
+#define CALIBRATE_WINDOW_US         50000   /* 50 ms: why, in kernel/calibrate.c */
+#define CALIBRATE_MAX_SPREAD_PPM    10000   /* 1%: further apart, a counter changed speed */
 struct clocksource;
 struct calibration {
 	uint64_t freq_hz;           /* median of the runs */

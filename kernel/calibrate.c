@@ -12,7 +12,7 @@
  *      capabilities register), the ACPI PM timer (3.579545 MHz by spec), or
  *      a TSC that was itself calibrated this way;
  *   2. PIT channel 2 as a stopwatch (pit_ch2_wait_us), on machines without
- *      either (isapc).
+ *      either (isapc); see run_against_pit for how its overheads cancel.
  *
  * Why a 50 ms window: each end of the window is uncertain by about one
  * read of the reference (up to ~1 us for a port or MMIO read on real
@@ -117,6 +117,8 @@ static int run_against_pit(counter_read_fn read, uint64_t mask,
 	*ns = (CALIBRATE_WINDOW_US - CALIBRATE_PIT_SHORT_US) * NSEC_PER_USEC;
 	return 0;
 }
+
+_Static_assert(CALIBRATE_RUNS == 3, "the median below is of three runs");
 
 static void sort3(uint64_t v[3])
 {

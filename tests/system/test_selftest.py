@@ -22,17 +22,7 @@ def parse_ktap(log):
     return plan, results
 
 
-KNOWN_BAD = {
-    # The PIT one-shot check on a machine whose only clock is the PIT: the
-    # real event does not arrive while the test waits on PIT channel 2.
-    # Open, intermittent bug (passes some runs), see the closing note.
-    "isapc-486": "PIT one-shot not seen while timing with PIT channel 2 (open bug)",
-}
-
-
-@pytest.mark.parametrize("shape", [
-    pytest.param(s, marks=pytest.mark.xfail(reason=KNOWN_BAD[s], strict=False))
-    if s in KNOWN_BAD else s for s in sorted(SHAPES)])
+@pytest.mark.parametrize("shape", sorted(SHAPES))
 def test_selftest_passes(boot, shape):
     vm = boot(append="selftest", wait_prompt=False, **SHAPES[shape])
     code = vm.wait_exit(timeout=60)
