@@ -17,6 +17,9 @@ void console_input_push(char c);
 int console_getc(void);                 /* -1 if nothing is waiting */
 bool console_has_input(void);
 unsigned console_input_dropped(void);   /* bytes lost to a full buffer */
+/* A function that sees each input byte first, in interrupt context; if it
+ * returns true the byte is consumed (used by `keytimer`).  NULL removes it. */
+void console_set_input_hook(bool (*hook)(char c));
 
 /* Ctrl-C while a command runs: the byte is not queued, this flag is set. */
 void console_set_command_running(bool running);

@@ -15,6 +15,16 @@ int cmd_hz(int argc, char **argv);
 int cmd_tick(int argc, char **argv);
 int cmd_busy(int argc, char **argv);
 
+/* kernel/dyntick_commands.c */
+int cmd_dyntick(int argc, char **argv);
+int cmd_wakeups(int argc, char **argv);
+int cmd_idle(int argc, char **argv);
+int cmd_latency(int argc, char **argv);
+int cmd_trace(int argc, char **argv);
+int cmd_every(int argc, char **argv);
+int cmd_alarm(int argc, char **argv);
+int cmd_keytimer(int argc, char **argv);
+
 /* Sleep on an hrtimer; -EINTR if Ctrl-C came first. */
 int sleep_ns(uint64_t ns);
 

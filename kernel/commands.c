@@ -41,6 +41,14 @@ const struct shell_command shell_commands[] = {
 	{ "hz",       "[100|250|1000]", "show the tick rate, or change it at runtime", cmd_hz },
 	{ "tick",     "[periodic|dyntick|tickless]", "show or switch the tick mode", cmd_tick },
 	{ "busy",     "SECONDS",      "spin for 1..3600 s with the tick running (Ctrl-C stops)", cmd_busy },
+	{ "dyntick",  "[on|off]",     "the 2005 patch's status lines and skip counters; on = dyntick, off = periodic", cmd_dyntick },
+	{ "wakeups",  "[reset]",      "why the CPU woke, per cause, since the last reset (like powertop)", cmd_wakeups },
+	{ "idle",     "SECONDS",      "idle 1..3600 s, then one line: wakeups, sleep lengths, % halted", cmd_idle },
+	{ "latency",  "COUNT PERIOD_US", "cyclictest: COUNT (1..1000000) wakeups every PERIOD_US (50..1000000)", cmd_latency },
+	{ "trace",    "SECONDS",      "record timer interrupts and idle entries/exits for 1..60 s, print CSV", cmd_trace },
+	{ "every",    "[MS|off]",     "a periodic wheel timer every MS ms (1..3600000), or stop it", cmd_every },
+	{ "alarm",    "COUNT STEP_MS", "COUNT (1..16) pairs of sleepers STEP_MS (1..10000) apart; check wake order", cmd_alarm },
+	{ "keytimer", "MS",           "the next key's interrupt arms an MS ms timer (1..60000); report when it fires", cmd_keytimer },
 	{ "fault",    "ud|gp|pf|de",  "raise a CPU exception on purpose (shows the panic report)", cmd_fault },
 };
 const unsigned shell_command_count = ARRAY_SIZE(shell_commands);

@@ -19,6 +19,7 @@ static char input[CONSOLE_INPUT_SIZE];
 static volatile unsigned head, tail;    /* free-running; index = x % size */
 static volatile unsigned dropped;
 static volatile bool command_running, interrupted;
+static bool (*volatile input_hook)(char c);
 
 void console_init(void)
 {
@@ -73,6 +74,8 @@ void console_input_push(char c)
 		interrupted = true;
 		return;
 	}
+	if (input_hook && input_hook(c))
+		return;
 	if (head - tail == CONSOLE_INPUT_SIZE) {
 		dropped++;
 		return;
@@ -93,6 +96,7 @@ int console_getc(void)
 }
 
 bool console_has_input(void) { return tail != head; }
+void console_set_input_hook(bool (*hook)(char c)) { input_hook = hook; }
 unsigned console_input_dropped(void) { return dropped; }
 
 void console_set_command_running(bool running)

@@ -52,8 +52,10 @@ struct clock_event_device {
 	uint64_t next_event_ns;    /* deadline last programmed (oneshot), 0 if
 	                              none; it may fire earlier if the delta was
 	                              clamped to max_delta_ns, later if to min */
+	uint64_t armed_ns;         /* when the one-shot was last programmed */
 	uint64_t fires_ns;         /* when the armed one-shot should fire (after
-	                              clamping), 0 if none: earlier is stale */
+	                              clamping), 0 if none: an event in the
+	                              first half of the wait is stale */
 	uint64_t events;           /* interrupts delivered */
 	uint64_t stale_events;     /* early interrupts dropped (see QUIRK in
 	                              clockevents.c) */

@@ -24,6 +24,10 @@ enum tick_mode { TICK_MODE_PERIODIC, TICK_MODE_DYNTICK, TICK_MODE_TICKLESS };
  * reprogramming, so only sleeps of more than 2 ticks are skipped. */
 #define TICK_DYNTICK_MIN_SKIP 2
 
+/* Printed at boot in the seed's "Registering dynamic tick timer v..." line;
+ * the seed's own was 050610-1.  Bump when the idle rules change. */
+#define TICK_DYNTICK_VERSION "lull-1"
+
 /* What ended a sleep, or what chose its length (wakeup accounting). */
 enum tick_limit {
 	TICK_LIMIT_NONE,        /* not a skip */

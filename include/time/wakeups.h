@@ -27,6 +27,7 @@ struct wakeup_cause {
 struct wakeup_stats {
 	uint64_t since_ns;                  /* last reset */
 	uint64_t wakeups, idle_ns, max_sleep_ns;
+	uint64_t window_max_sleep_ns;       /* since wakeups_window_start() */
 	uint64_t skips_by_limit[TICK_LIMIT_COUNT];   /* what chose each skip's length */
 	struct wakeup_cause causes[WAKEUP_CAUSES_MAX];
 	unsigned ncauses;
@@ -41,6 +42,9 @@ void wakeups_note_irq(unsigned vector);         /* an interrupt while idle */
 void wakeups_note_tick_event(void);             /* the tick device fired */
 void wakeups_note_skip(enum tick_limit limit, const char *name, uint64_t len_ns);
 void wakeups_idle_exit(uint64_t now);
+
+/* Restart the longest-sleep measurement of a window (the `idle` command). */
+void wakeups_window_start(void);
 
 /* Start counting afresh at `now`. */
 void wakeups_reset(uint64_t now);

@@ -207,7 +207,8 @@ static int clockevent_program_delta(struct clock_event_device *dev, uint64_t del
 {
 	delta_ns = MAX(delta_ns, dev->min_delta_ns);
 	delta_ns = MIN(delta_ns, dev->max_delta_ns);
-	dev->fires_ns = ktime_get_ns() + delta_ns;
+	dev->armed_ns = ktime_get_ns();
+	dev->fires_ns = dev->armed_ns + delta_ns;
 	return dev->set_next_event(dev, clockevent_ns2ticks(dev, delta_ns));
 }
 
@@ -245,8 +246,10 @@ int clockevents_program_event(struct clock_event_device *dev,
  * in mode 0 after the firmware's tick was stopped) or an HPET comparator
  * raised IRQ0 long ago, and the latched request is delivered the moment the
  * next user unmasks the line.  Workaround: a one-shot event that arrives
- * well before the time it was programmed to fire is counted as stale and
- * not passed on; the real one follows.  Reference: Intel 8259A datasheet,
+ * in the first half of the delay it was programmed for is counted as stale
+ * and not passed on; the real one follows.  (Half, not "a little early": a
+ * device calibrated a few ppm off fires microseconds early on a long delay,
+ * and that event is real.)  Reference: Intel 8259A datasheet,
  * "Interrupt Request Register" and edge-triggered mode; Linux handles the
  * same symptom in clockevents by re-checking the expiry in its handlers. */
 void clockevents_handle_event(struct clock_event_device *dev)
@@ -254,8 +257,8 @@ void clockevents_handle_event(struct clock_event_device *dev)
 	struct clocksource *cs = clocksource_current();
 	bool can_tell = cs && (cs->flags & CLOCK_SOURCE_CONTINUOUS);
 	if (dev->state == CLOCK_EVT_STATE_ONESHOT && dev->fires_ns && can_tell) {
-		uint64_t early_ok = clockevent_ticks2ns(dev, 2) + dev->min_delta_ns;
-		if (ktime_get_ns() + early_ok < dev->fires_ns) {
+		uint64_t half = (dev->fires_ns - dev->armed_ns) / 2;
+		if (ktime_get_ns() < dev->armed_ns + half) {
 			dev->stale_events++;
 			return;
 		}

@@ -39,6 +39,7 @@
 #include "time/tick.h"
 #include "time/timekeeping.h"
 #include "time/timer.h"
+#include "time/trace.h"
 #include "time/wakeups.h"
 
 struct tick_cpu tick_cpu0;
@@ -151,12 +152,16 @@ static void start_device(struct tick_cpu *tc)
 static void tick_handle_event(struct clock_event_device *dev)
 {
 	struct tick_cpu *tc = this_tick();
-	(void)dev;
 	timekeeping_update();
 	update_jiffies(tc, ktime_get_ns());
 	tc->programmed_ns = 0;
 	tc->softirq_pending = true;
 	wakeups_note_tick_event();
+	if (trace_on()) {
+		struct trace_event e = { .t_ns = ktime_get_ns(), .kind = TRACE_TIMER_IRQ,
+		                         .name = dev->name };
+		trace_add(&e);
+	}
 }
 
 /* ------------------------------------------------ interrupt hooks */
@@ -170,11 +175,13 @@ static void restart_tick(struct tick_cpu *tc)
 	update_jiffies(tc, now);
 	tc->catchups++;
 	tc->stopped = false;
+	/* Dyntick: the seed's rule, back to one tick per period at once.
+	 * Tickless: tick_irq_exit() programs the next tick once the handler
+	 * has run (not now: the device's interrupt being handled was armed by
+	 * the old program, and clockevents_handle_event judges it by that). */
 	if (tc->mode == TICK_MODE_DYNTICK) {
 		clockevents_set_periodic(tc->dev, tc->hz);
 		tc->programmed_ns = 0;
-	} else {
-		program_busy_oneshot(tc, now);
 	}
 	tc->softirq_pending = true;
 }
@@ -236,24 +243,15 @@ bool tick_skipping_suitable(void)
 }
 
 /* Decide how long the CPU may sleep and program the tick device for it.
- * Called with interrupts off, right before the CPU halts. */
-void tick_idle_enter(void)
+ * Returns the absolute time programmed, or 0 if the tick keeps running. */
+static uint64_t stop_tick_if_worth_it(struct tick_cpu *tc, uint64_t now)
 {
-	struct tick_cpu *tc = this_tick();
-	uint64_t now, next, limit_ns;
+	uint64_t next, limit_ns;
 	enum tick_limit limit = TICK_LIMIT_NONE;
 	const char *name = NULL;
 
-	if (!tc->dev)
-		return;
-	timekeeping_update();
-	now = ktime_get_ns();
-	update_jiffies(tc, now);
-	wakeups_idle_enter(now);
-	tc->idle = true;
-	tc->skip_limit = TICK_LIMIT_NONE;
 	if (tc->mode == TICK_MODE_PERIODIC || tc->softirq_pending || tc->stopped)
-		return;                 /* tick on; or work to do; or already asleep */
+		return 0;               /* tick on; or work to do; or already asleep */
 
 	/* 1. The next timer of either kind. */
 	if (!tick_next_timer_ns(&next, &limit, &name)) {
@@ -280,12 +278,12 @@ void tick_idle_enter(void)
 		uint64_t skip = next <= tc->last_jiffy_ns ? 1 :
 		                (next - tc->last_jiffy_ns) / tc->period_ns;
 		if (skip <= TICK_DYNTICK_MIN_SKIP)
-			return;         /* not worth it: keep ticking */
+			return 0;       /* not worth it: keep ticking */
 		tc->skip = (unsigned)skip;
 		next = tc->last_jiffy_ns + skip * tc->period_ns;
 		clockevents_set_oneshot(tc->dev);
 	} else if (next <= next_jiffy_ns(tc)) {
-		return;                 /* tickless, but something is due this tick */
+		return 0;               /* tickless, but something is due this tick */
 	} else {
 		tc->skip = (unsigned)((next - tc->last_jiffy_ns) / tc->period_ns);
 	}
@@ -298,6 +296,31 @@ void tick_idle_enter(void)
 	if (tc->skip > tc->longest_skip)
 		tc->longest_skip = tc->skip;
 	wakeups_note_skip(limit, name, next - now);
+	return next;
+}
+
+/* Called with interrupts off, right before the CPU halts. */
+void tick_idle_enter(void)
+{
+	struct tick_cpu *tc = this_tick();
+	if (!tc->dev)
+		return;
+	timekeeping_update();
+	uint64_t now = ktime_get_ns();
+	update_jiffies(tc, now);
+	wakeups_idle_enter(now);
+	tc->idle = true;
+	tc->skip_limit = TICK_LIMIT_NONE;
+	uint64_t until = stop_tick_if_worth_it(tc, now);
+	if (trace_on()) {
+		struct trace_event e = {
+			.t_ns = now, .kind = TRACE_IDLE_ENTER,
+			.cause = until ? tc->skip_limit : TICK_LIMIT_NONE,
+			.skip = until ? tc->skip : 0, .sleep_ns = until ? until - now : 0,
+			.name = until ? tc->skip_timer : NULL,
+		};
+		trace_add(&e);
+	}
 }
 
 /* Back from the halt (interrupts off): the interrupt that woke us already
@@ -455,8 +478,15 @@ void tick_init(void)
 	hrtimer_first_changed = hrtimer_changed;
 	timer_wheel_init(jiffies);
 
+	/* The seed's boot messages, in its words. */
+	struct clocksource *cs = clocksource_current();
+	kprintf("dyn-tick: Registering dynamic tick timer v%s\n", TICK_DYNTICK_VERSION);
+	if (tick_skipping_suitable())
+		kprintf("dyn-tick: Found suitable timer: %s\n", cs->name);
+	else
+		kprintf("dyn-tick: Cannot use timer %s\n", cs ? cs->name : "(none)");
+
 	if (!mode_allowed(mode, false)) {
-		struct clocksource *cs = clocksource_current();
 		kprintf("tick: %s needs a continuous clocksource, %s is not; using periodic\n",
 		        mode_names[mode], cs ? cs->name : "(none)");
 		mode = TICK_MODE_PERIODIC;
@@ -481,6 +511,12 @@ void tick_init(void)
 	unsigned long f = arch_irq_save();
 	switch_to(tc, dev, mode);
 	arch_irq_restore(f);
+	wakeups_reset(ktime_get_ns());
+	if (tick_skipping_suitable())
+		kprintf("dyn-tick: Maximum ticks to skip limited to %llu\n",
+		        (unsigned long long)tick_max_skip());
+	kprintf(mode == TICK_MODE_PERIODIC ? "dyn-tick: Timer not enabled during boot\n"
+	                                   : "dyn-tick: Timer using dynamic tick\n");
 	kprintf("tick: %s on %s (rating %d) at HZ=%u%s\n", mode_names[mode], dev->name,
 	        dev->rating, tc->hz, boot_mode_given ? "" : " (default)");
 }

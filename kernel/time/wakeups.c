@@ -10,6 +10,7 @@
  */
 #include "kstring.h"
 #include "time/arch.h"
+#include "time/trace.h"
 #include "time/wakeups.h"
 
 struct wakeup_stats wakeup_stats;
@@ -32,6 +33,11 @@ static const char *const kind_names[] = {
 };
 
 const char *wakeup_kind_name(enum wakeup_kind kind) { return kind_names[kind]; }
+
+void wakeups_window_start(void)
+{
+	wakeup_stats.window_max_sleep_ns = 0;
+}
 
 void wakeups_reset(uint64_t now)
 {
@@ -112,12 +118,23 @@ void wakeups_idle_exit(uint64_t now)
 	s->wakeups++;
 	if (slept > s->max_sleep_ns)
 		s->max_sleep_ns = slept;
-	if (cur.tick_fired && cur.skipping)
-		charge(kind_of_limit(cur.limit), cur.name, 0);
-	else if (cur.tick_fired)
-		charge(WAKE_TICK, NULL, 0);
-	else
-		charge(WAKE_IRQ, NULL, cur.first_vector);
+	if (slept > s->window_max_sleep_ns)
+		s->window_max_sleep_ns = slept;
+	enum wakeup_kind kind;
+	const char *name = NULL;
+	if (cur.tick_fired && cur.skipping) {
+		kind = kind_of_limit(cur.limit);
+		name = cur.name;
+	} else {
+		kind = cur.tick_fired ? WAKE_TICK : WAKE_IRQ;
+	}
+	unsigned vector = kind == WAKE_IRQ ? cur.first_vector : 0;
+	charge(kind, name, vector);
+	if (trace_on()) {
+		struct trace_event e = { .t_ns = now, .kind = TRACE_IDLE_EXIT, .cause = kind,
+		                         .vector = (uint16_t)vector, .name = name };
+		trace_add(&e);
+	}
 }
 
 void wakeups_snapshot(struct wakeup_stats *out)
