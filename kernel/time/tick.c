@@ -557,7 +557,9 @@ static int dyntick_option(const char *value)
 	if (!value)
 		return -EINVAL;
 	if (strcmp(value, "enable") == 0) {
+		/* Without forceapic the seed reprogrammed the PIT. */
 		tick_boot_set_mode(TICK_MODE_DYNTICK);
+		clockevents_set_preferred("pit");
 	} else if (strcmp(value, "enable,forceapic") == 0) {
 		tick_boot_set_mode(TICK_MODE_DYNTICK);
 		clockevents_set_preferred("lapic");

@@ -1,0 +1,258 @@
+"""Dynamic ticks, measured from outside: wakeups per second in each mode,
+time kept across long skips, timers armed from interrupts, the seed's boot
+options and messages, and runtime switches in every order."""
+import re
+import time
+
+import pytest
+
+from test_time import rate_against_host, uptime
+
+IDLE_RE = re.compile(r"idle (\d+\.\d+) s: (\d+) wakeups \((\d+\.\d+)/s\), mean sleep "
+                     r"(\d+\.\d) ms, max sleep (\d+\.\d) ms, halted (\d+\.\d\d)%")
+
+
+def idle(vm, seconds):
+    out = vm.cmd(f"idle {seconds}", timeout=seconds + 20)
+    m = IDLE_RE.search(out)
+    assert m, out
+    return float(m.group(3)), m
+
+
+def dyntick_status(vm):
+    out = vm.cmd("dyntick")
+    return out
+
+
+# ------------------------------------------------------------ the seed
+
+def test_seed_boot_messages_default(vm):
+    log = vm.log_text()
+    assert re.search(r"dyn-tick: Registering dynamic tick timer v\S+", log)
+    assert "dyn-tick: Found suitable timer: tsc" in log
+    assert re.search(r"dyn-tick: Maximum ticks to skip limited to \d+", log)
+    assert "dyn-tick: Timer using dynamic tick" in log
+
+
+def test_seed_status_lines_exact(vm):
+    out = dyntick_status(vm).replace("\r", "")
+    assert out.startswith("suitable:\t1\nenabled:\t1\nusing APIC:\t1\n"), repr(out)
+    assert re.search(r"mode: tickless, device: lapic, max skip: \d+ ticks at HZ=250", out)
+    assert re.search(r"skips: \d+, ticks skipped: \d+, catch-ups: \d+, longest skip: \d+ ticks", out)
+
+
+@pytest.mark.parametrize("option, apic, device, enabled, mode", [
+    ("dyntick=enable", 0, "pit", 1, "dyntick"),
+    ("dyntick=enable,forceapic", 1, "lapic", 1, "dyntick"),
+    ("dyntick=disable", 1, "lapic", 0, "periodic"),
+    ("tick=periodic", 1, "lapic", 0, "periodic"),
+    ("tick=dyntick clockevent=hpet", 0, "hpet", 1, "dyntick"),
+])
+def test_seed_boot_options(boot, option, apic, device, enabled, mode):
+    vm = boot(append=option)
+    out = dyntick_status(vm).replace("\r", "")
+    assert f"enabled:\t{enabled}\nusing APIC:\t{apic}\n" in out, out
+    assert f"mode: {mode}, device: {device}," in out
+    log = vm.log_text()
+    if enabled:
+        assert "dyn-tick: Timer using dynamic tick" in log
+    else:
+        assert "dyn-tick: Timer not enabled during boot" in log
+
+
+def test_pit_max_skip_is_the_seeds_formula(boot):
+    vm = boot(append="dyntick=enable")
+    # 0xffff / LATCH, LATCH = round(1193182 / 250) = 4773  ->  13
+    assert "dyn-tick: Maximum ticks to skip limited to 13" in vm.log_text()
+    assert "max skip: 13 ticks at HZ=250" in dyntick_status(vm)
+
+
+def test_486_cannot_skip(boot):
+    vm = boot(machine="isapc", cpu="486")
+    log = vm.log_text()
+    assert "dyn-tick: Cannot use timer pit" in log
+    assert "dyn-tick: Timer not enabled during boot" in log
+    out = dyntick_status(vm).replace("\r", "")
+    assert out.startswith("suitable:\t0\nenabled:\t0\nusing APIC:\t0\n")
+    for cmd in ("dyntick on", "tick tickless", "tick dyntick"):
+        assert vm.cmd(cmd).startswith("error: "), cmd
+    assert "mode: periodic" in dyntick_status(vm)
+    rate, _ = idle(vm, 2)
+    assert 250 * 0.95 <= rate <= 250 * 1.05
+
+
+# ------------------------------------------------------------ wakeups/s
+
+@pytest.mark.parametrize("hz", [100, 250, 1000])
+def test_periodic_wakes_hz_times_a_second(boot, hz):
+    vm = boot(append=f"tick=periodic hz={hz}")
+    rate, _ = idle(vm, 3)
+    assert hz * 0.95 <= rate <= hz * 1.05, rate
+
+
+def test_dyntick_on_pit_wakes_hz_over_max_skip(boot):
+    vm = boot(append="dyntick=enable")
+    rate, _ = idle(vm, 3)
+    expect = 250 / 13
+    assert expect * 0.85 <= rate <= expect * 1.15, rate
+    assert re.search(r"limit: device max", vm.cmd("wakeups"))
+
+
+@pytest.mark.parametrize("device", ["lapic", "hpet"])
+def test_tickless_with_nothing_pending_sleeps_long(boot, device):
+    vm = boot(append=f"clockevent={device}")
+    assert f"device: {device}," in dyntick_status(vm)
+    rate, m = idle(vm, 4)
+    assert rate <= 1.0, m.group(0)
+    assert float(m.group(6)) > 99.0
+
+
+@pytest.mark.parametrize("append", ["", "tick=dyntick", "clockevent=hpet"])
+def test_a_100ms_timer_gives_10_wakeups_a_second(boot, append):
+    vm = boot(append=append)
+    vm.cmd("every 100")
+    rate, _ = idle(vm, 3)
+    assert 9.0 <= rate <= 11.5, rate
+    out = vm.cmd("wakeups")
+    top = re.search(r"^\s+(\d+)\s+[\d.]+\s+(.*)$", out, re.M)
+    assert top.group(2).strip() == "timer: every", out
+
+
+# ------------------------------------------------------------ time keeps
+
+DRIFT_S = 20
+
+
+def drift_over_idle(vm, flood=False):
+    """Guest time minus host time over DRIFT_S s of idle, in seconds."""
+    def sample():
+        h0 = time.monotonic()
+        g, _, _ = uptime(vm)
+        return g, (h0 + time.monotonic()) / 2
+    g0, h0 = sample()
+    end = time.monotonic() + DRIFT_S
+    while time.monotonic() < end:
+        if flood:
+            vm.send("\x15" * 8)     # Ctrl-U on an empty line: no output
+        time.sleep(0.05 if flood else 1)
+    g1, h1 = sample()
+    return (g1 - g0) - (h1 - h0)
+
+
+@pytest.mark.parametrize("append", ["tick=periodic", "tick=dyntick", "tick=tickless"])
+def test_time_keeps_over_20s_idle(boot, append):
+    vm = boot(append=append)
+    drift = drift_over_idle(vm)
+    assert abs(drift) <= 0.010, f"{append}: drift {drift * 1000:.1f} ms"
+
+
+def test_time_keeps_while_serial_is_flooded_during_long_skips(boot):
+    vm = boot(append="tick=dyntick clockevent=lapic")
+    drift = drift_over_idle(vm, flood=True)
+    assert abs(drift) <= 0.010, f"drift {drift * 1000:.1f} ms"
+    out = dyntick_status(vm)
+    catchups = int(re.search(r"catch-ups: (\d+)", out).group(1))
+    assert catchups > 100            # the flood woke it many times
+
+
+# ------------------------------------------------------------ timers
+
+@pytest.mark.parametrize("append", ["tick=dyntick", "dyntick=enable", "tick=tickless",
+                                    "tick=periodic"])
+def test_timer_armed_from_irq_during_long_skip_fires_on_time(boot, append):
+    vm = boot(append=append)
+    vm.type("keytimer 500\r")
+    vm.expect_exact("press a key")
+    time.sleep(1.5)                  # let the CPU settle into a long skip
+    vm.send("k")
+    out = vm.wait_prompt(timeout=10)
+    us = int(re.search(r"fired after (\d+) us \(asked 500 ms\)", out).group(1))
+    # Jiffy timers count from the current tick's start: up to one tick
+    # (4 ms) sooner than 500 ms after arming, never more.
+    assert 495_000 <= us <= 530_000, us
+
+
+@pytest.mark.parametrize("append", ["tick=periodic", "tick=dyntick", "tick=tickless",
+                                    "tick=tickless hz=1000", "dyntick=enable hz=100"])
+def test_alarm_clock_sleepers(boot, append):
+    vm = boot(append=append)
+    out = vm.cmd("alarm 8 30", timeout=20)
+    assert "alarm: 16 woke; in deadline order: yes; equal deadlines on the same tick: yes" in out
+    woke = [int(x) for x in re.findall(r"\((\d+) ms\) woke", out)]
+    assert woke == sorted(woke)
+    # Each sleeper wakes no earlier than a tick before its time, and not
+    # much after it.
+    hz = int(re.search(r"hz=(\d+)", append).group(1)) if "hz=" in append else 250
+    for ms, us in re.findall(r"\((\d+) ms\) woke at jiffy \d+, after (\d+) us", out):
+        assert int(us) >= int(ms) * 1000 - 1e6 / hz - 500, (ms, us)
+        assert int(us) <= int(ms) * 1000 + 2e6 / hz + 20_000, (ms, us)
+
+
+def test_runtime_switches_in_every_order(boot):
+    vm = boot()
+    vm.cmd("every 200")
+    steps = ["tick periodic", "hz 1000", "tick dyntick", "hz 100", "tick tickless",
+             "dyntick on", "hz 250", "dyntick off", "tick tickless", "hz 1000",
+             "clockevent hpet", "tick dyntick", "clockevent pit", "hz 100",
+             "tick tickless", "clockevent lapic", "dyntick on", "hz 250", "tick tickless"]
+    last = 0.0
+    for step in steps:
+        assert vm.cmd(step).strip() == "", step
+        now, _, hz = uptime(vm)
+        assert now > last, step
+        last = now
+        out = vm.cmd("alarm 2 20", timeout=10)
+        assert "in deadline order: yes; equal deadlines on the same tick: yes" in out, step
+    vm.cmd("wakeups reset")
+    rate, _ = idle(vm, 2)
+    assert 4 <= rate <= 6.5, rate   # the 200 ms timer survived it all
+    assert rate_against_host(vm, 2) == pytest.approx(1.0, abs=0.02)
+
+
+# ------------------------------------------------------------ tools
+
+def test_busy_keeps_the_tick(boot):
+    vm = boot()
+    out = vm.cmd("busy 2", timeout=10)
+    n = int(re.search(r"jiffies advanced (\d+) \(HZ=250\)", out).group(1))
+    assert 475 <= n <= 525, out
+    out = vm.cmd("trace 1")
+    # Idle again: tickless means a handful of timer interrupts, not 250.
+    assert len(re.findall(r"^\d+,timer_irq,", out, re.M)) < 20
+
+
+def test_latency_tickless_beats_periodic(boot):
+    fmt = re.compile(r"latency: n=2000 period=1000us min=(\d+) avg=([\d.]+) p50=(\d+) "
+                     r"p99=(\d+) max=(\d+) \(us\)")
+    results = {}
+    for mode in ("tickless", "periodic"):
+        vm = boot(append=f"tick={mode}")
+        out = vm.cmd("latency 2000 1000", timeout=30)
+        m = fmt.search(out)
+        assert m, out
+        results[mode] = [float(x) for x in m.groups()]
+        assert re.search(r"^\s+\d+-\d+\s+us\s+\d+ #+", out, re.M)   # histogram
+    tl, pe = results["tickless"], results["periodic"]
+    assert tl[2] < 1000                  # p50 well under a tick
+    assert pe[2] > 3 * tl[2], (tl, pe)   # periodic waits for the tick
+
+
+def test_trace_csv_counts_ticks(boot):
+    vm = boot(append="tick=periodic")
+    out = vm.cmd("trace 2", timeout=20)
+    assert "t_ns,event,cause,skip_ticks,sleep_ns,name" in out
+    irqs = re.findall(r"^(\d+),timer_irq,", out, re.M)
+    assert 450 <= len(irqs) <= 550, len(irqs)
+    ts = [int(t) for t in re.findall(r"^(\d+),", out, re.M)]
+    assert ts == sorted(ts)
+
+
+@pytest.mark.parametrize("cmd", ["idle 0", "idle 3601", "idle x", "latency 0 1000",
+                                 "latency 1000001 1000", "latency 10 49", "latency 10 1000001",
+                                 "latency 10", "trace 0", "trace 61", "every 0", "every x",
+                                 "alarm 0 10", "alarm 17 10", "alarm 2 0", "keytimer 0",
+                                 "dyntick maybe", "wakeups now", "sleep -5"])
+def test_bad_arguments_dyntick(vm, cmd):
+    out = vm.cmd(cmd)
+    assert out.startswith("usage: "), out
+    assert vm.cmd("version").startswith("lull")
