@@ -8,6 +8,7 @@
 #include "cmdline.h"
 #include "console.h"
 #include "drivers.h"
+#include "floor.h"
 #include "kprintf.h"
 #include "multiboot.h"
 #include "panic.h"
@@ -58,6 +59,7 @@ void kmain(uint32_t magic, uint32_t mbi_addr)
 	tsc_init();                     /* TSC, calibrated against the best of the above */
 	lapic_init();                   /* local APIC and its timer, calibrated likewise */
 	rtc_init();                     /* CMOS clock for `date` */
+	floor_if_requested();           /* boot option floor: stop everything, halt */
 	selftest_run_if_requested();    /* boot option selftest: KTAP, then exit */
 	tick_init();                    /* choose the tick device and mode; start ticking */
 	uart_enable_rx_irq();           /* serial input by interrupt */
