@@ -13,6 +13,7 @@
  * for the very first counter and timekeeping_change_clocksource() after
  * that.  Nothing else calls those two.
  */
+#include "cmdline.h"
 #include "time/clocksource.h"
 #include "time/timekeeping.h"
 #include "time/arch.h"
@@ -262,3 +263,13 @@ void clocksource_reset_for_test(void)
 	clocksource_preferred_name[0] = '\0';
 }
 #endif
+
+/* The boot option clocksource=NAME, declared next to what it configures. */
+static int clocksource_option(const char *value)
+{
+	if (!value)
+		return -EINVAL;
+	clocksource_set_preferred(value);
+	return 0;
+}
+BOOT_OPTION("clocksource", clocksource_option, "timekeeping counter by name: tsc, hpet, acpi_pm, pit");

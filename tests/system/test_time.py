@@ -181,3 +181,22 @@ def test_bad_arguments(vm, cmd):
     out = vm.cmd(cmd)
     assert out.startswith("usage: ") or out.startswith("error: "), out
     assert vm.cmd("version").startswith("lull")
+
+
+def test_clocksource_boot_option_and_wrap_limit(boot):
+    vm = boot(append="clocksource=acpi_pm")
+    assert re.search(r"^\* acpi_pm\s", vm.cmd("clocksource"), re.M)
+    # The 24-bit PM timer wraps every 4.69 s: an idle tickless lull must
+    # read it at least every half of that, so it wakes ~0.43 times a second.
+    vm.cmd("wakeups reset")
+    out = vm.cmd("idle 6", timeout=20)
+    rate = float(re.search(r"\((\d+\.\d+)/s\)", out).group(1))
+    assert 0.3 <= rate <= 0.8, out
+    assert "limit: clocksource wrap" in vm.cmd("wakeups")
+
+
+def test_unknown_clocksource_option_falls_back(boot):
+    vm = boot(append="clocksource=nosuch clockevent=nosuch")
+    assert re.search(r"^\* tsc\s", vm.cmd("clocksource"), re.M)
+    assert "clockevent=nosuch is not there" in vm.log_text()
+    assert re.search(r"^\* lapic\s", vm.cmd("clockevent"), re.M)
