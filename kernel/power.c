@@ -20,7 +20,7 @@
 
 __noreturn void machine_reboot(void)
 {
-	kprintf("reboot: resetting through the 8042 keyboard controller\n");
+	kprintf("reboot: resetting (ACPI reset register, else the 8042 keyboard controller)\n");
 	cli();
 	acpi_reset();                           /* returns only if it failed */
 	i8042_pulse_reset();
