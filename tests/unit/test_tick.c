@@ -1,4 +1,4 @@
-// SOURCES: kernel/time/tick.c kernel/time/wakeups.c kernel/time/timer.c kernel/time/hrtimer.c kernel/time/clocksource.c kernel/time/timekeeping.c kernel/time/clockevents.c kernel/time/jiffies.c tests/unit/host_arch.c
+// SOURCES: kernel/time/tick.c kernel/time/wakeups.c kernel/time/trace.c kernel/time/timer.c kernel/time/hrtimer.c kernel/time/clocksource.c kernel/time/timekeeping.c kernel/time/clockevents.c kernel/time/jiffies.c tests/unit/host_arch.c
 /* Host tests for the tick layer (kernel/time/tick.c) on a fake clock and a
  * fake clock event device: the skip rules and clamps, and — over thousands
  * of random sleeps, early wakes by other interrupts, and mode, device and
