@@ -37,6 +37,16 @@ EXIT_DEBUG_POWEROFF = 1
 EXIT_SELFTEST_PASS = 33
 EXIT_SELFTEST_FAIL = 35
 
+# The machines lull must boot and keep time on (boot(**MACHINE_SHAPES[k])).
+MACHINE_SHAPES = {
+    "pc": dict(machine="pc"),
+    "q35": dict(machine="q35"),
+    "pc-no-hpet": dict(machine="pc", extra=["-no-hpet"]),
+    "isapc-486": dict(machine="isapc", cpu="486"),
+    "isapc-pentium": dict(machine="isapc", cpu="pentium"),
+    "pentium3": dict(cpu="pentium3"),
+}
+
 
 class Lull:
     """One running QEMU with lull's serial console on a pty."""

@@ -3,15 +3,9 @@ import re
 
 import pytest
 
-from conftest import EXIT_SELFTEST_PASS
+from conftest import EXIT_SELFTEST_PASS, MACHINE_SHAPES
 
-SHAPES = {
-    "pc": dict(machine="pc"),
-    "q35": dict(machine="q35"),
-    "pc-no-hpet": dict(machine="pc", extra=["-no-hpet"]),
-    "isapc-486": dict(machine="isapc", cpu="486"),
-    "isapc-pentium": dict(machine="isapc", cpu="pentium"),
-}
+SHAPES = MACHINE_SHAPES
 
 
 def parse_ktap(log):

@@ -6,17 +6,11 @@ import time
 
 import pytest
 
+from conftest import MACHINE_SHAPES
+
 UPTIME_RE = re.compile(r"up (\d+)\.(\d{9}) s, jiffies (\d+)  HZ=(\d+)")
 
-# (machine, cpu, extra args, continuous clocksources expected, devices expected)
-MACHINES = {
-    "pc": dict(machine="pc"),
-    "q35": dict(machine="q35"),
-    "pc-no-hpet": dict(machine="pc", extra=["-no-hpet"]),
-    "isapc-486": dict(machine="isapc", cpu="486"),
-    "isapc-pentium": dict(machine="isapc", cpu="pentium"),
-    "pentium3": dict(cpu="pentium3"),
-}
+MACHINES = MACHINE_SHAPES
 
 
 def uptime(vm):
