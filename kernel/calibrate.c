@@ -19,18 +19,20 @@
  * hardware) plus one of its ticks (0.28 us for the PM timer, 0.84 us for
  * the PIT); over 50 ms that is ~40 ppm, below a PC crystal's own tolerance
  * (50-100 ppm).  A longer window gains little and delays boot (two counters
- * x three runs = 300 ms already), and 50 ms is about the most PIT channel 2
+ * x five runs = 500 ms already), and 50 ms is about the most PIT channel 2
  * can time (65535 ticks = 54.9 ms), so all references share one window.
  *
- * Why three runs and the median: a run disturbed once (an SMI on real
- * hardware, the host preempting QEMU) is outvoted, and the spread between
- * the fastest and slowest run shows how far the runs disagree.
+ * Why five runs and the median: a run disturbed once or twice (an SMI on
+ * real hardware, the host preempting QEMU — common on a busy host) is
+ * outvoted, and the spread of the middle three shows how far the
+ * undisturbed runs disagree.  (Three runs with the full spread failed
+ * calibration outright on a loaded 2-core test machine.)
  */
 #include "timer_hw.h"
 #include "errno.h"
 #include "time/clocksource.h"
 
-#define CALIBRATE_RUNS      3
+#define CALIBRATE_RUNS      5
 #define PARTS_PER_MILLION   1000000ULL
 
 /* The short wait subtracted from each PIT window (see run_against_pit). */
@@ -118,14 +120,14 @@ static int run_against_pit(counter_read_fn read, uint64_t mask,
 	return 0;
 }
 
-_Static_assert(CALIBRATE_RUNS == 3, "the median below is of three runs");
-
-static void sort3(uint64_t v[3])
+static void sort_runs(uint64_t v[CALIBRATE_RUNS])
 {
-	uint64_t t;
-	if (v[0] > v[1]) { t = v[0]; v[0] = v[1]; v[1] = t; }
-	if (v[1] > v[2]) { t = v[1]; v[1] = v[2]; v[2] = t; }
-	if (v[0] > v[1]) { t = v[0]; v[0] = v[1]; v[1] = t; }
+	for (unsigned i = 1; i < CALIBRATE_RUNS; i++)
+		for (unsigned j = i; j > 0 && v[j - 1] > v[j]; j--) {
+			uint64_t t = v[j];
+			v[j] = v[j - 1];
+			v[j - 1] = t;
+		}
 }
 
 int calibrate_counter(uint64_t (*read)(void), uint64_t mask,
@@ -154,13 +156,15 @@ int calibrate_counter(uint64_t (*read)(void), uint64_t mask,
 		}
 		hz[i] = counts * NSEC_PER_SEC / ns;
 	}
-	sort3(hz);
-	cal->freq_hz = hz[1];
+	sort_runs(hz);
+	cal->freq_hz = hz[CALIBRATE_RUNS / 2];
 	if (cal->freq_hz < min_hz || cal->freq_hz > max_hz) {
 		cal->error = "rate outside the plausible range";
 		return -EINVAL;
 	}
-	cal->spread_ppm = (uint32_t)((hz[2] - hz[0]) * PARTS_PER_MILLION / cal->freq_hz);
+	/* The middle three: the fastest and slowest run may be disturbed. */
+	cal->spread_ppm = (uint32_t)((hz[CALIBRATE_RUNS / 2 + 1] - hz[CALIBRATE_RUNS / 2 - 1]) *
+	                             PARTS_PER_MILLION / cal->freq_hz);
 	if (cal->spread_ppm > CALIBRATE_MAX_SPREAD_PPM) {
 		cal->error = "the runs disagree";
 		return -EINVAL;

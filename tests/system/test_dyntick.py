@@ -256,3 +256,25 @@ def test_bad_arguments_dyntick(vm, cmd):
     out = vm.cmd(cmd)
     assert out.startswith("usage: "), out
     assert vm.cmd("version").startswith("lull")
+
+
+# ------------------------------------------------------------ every machine
+
+from conftest import MACHINE_SHAPES  # noqa: E402
+
+
+@pytest.mark.parametrize("shape", sorted(MACHINE_SHAPES))
+def test_every_mode_on_every_machine(boot, shape):
+    vm = boot(**MACHINE_SHAPES[shape])
+    suitable = "suitable:\t1" in dyntick_status(vm).replace("\r", "")
+    assert suitable == (shape != "isapc-486")
+    modes = ["periodic", "dyntick", "tickless"] if suitable else ["periodic"]
+    for mode in modes:
+        assert vm.cmd(f"tick {mode}").strip() == "", mode
+        out = vm.cmd("alarm 3 20", timeout=10)
+        assert "in deadline order: yes; equal deadlines on the same tick: yes" in out, (mode, out)
+        rate, _ = idle(vm, 2)
+        if mode == "periodic":
+            assert 250 * 0.95 <= rate <= 250 * 1.05, (mode, rate)
+        else:
+            assert rate < 250 / 2, (mode, rate)      # it does skip ticks
