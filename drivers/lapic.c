@@ -247,16 +247,6 @@ static struct clock_event_device tsc_deadline_clockevent = {
 
 /* --- limits, stop, init --- */
 
-/* The 2005 dynamic-tick patch's rule: counter width / count per tick.  (It
- * used 0xffffff; the initial-count register is 32 bits wide.) */
-unsigned lapic_timer_max_skip_ticks(unsigned hz)
-{
-	if (hz == 0 || timer_hz < hz)
-		return 0;
-	uint64_t per_tick = (timer_hz + hz / 2) / hz;
-	return per_tick > LAPIC_COUNT_MAX ? 0 : (unsigned)(LAPIC_COUNT_MAX / per_tick);
-}
-
 /* Whoever owns the timer stops it; with no owner it is stopped already. */
 void lapic_timer_stop(void)
 {

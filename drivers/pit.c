@@ -309,15 +309,6 @@ int pit_ch2_wait_us(uint32_t us)
 	return rc;
 }
 
-/* The longest a tickless idle can last on the PIT, in ticks of 1/hz: the
- * counter holds 0xffff input clocks (the 2005 dynamic-tick patch's rule). */
-unsigned pit_max_skip_ticks(unsigned hz)
-{
-	if (hz == 0 || PIT_LATCH(hz) > PIT_COUNT_MAX)
-		return 0;
-	return PIT_COUNT_MAX / PIT_LATCH(hz);
-}
-
 void pit_stop(void)
 {
 	pit_shutdown(&pit_clockevent);

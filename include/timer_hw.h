@@ -44,8 +44,6 @@ void hpet_stop(void);       /* halt the HPET main counter (no-op without one) */
 
 /* The longest tickless idle each one-shot timer allows, in ticks of 1/hz:
  * its counter's width over one tick's count (0 if the device is absent). */
-unsigned pit_max_skip_ticks(unsigned hz);           /* 0xffff / LATCH(hz) */
-unsigned lapic_timer_max_skip_ticks(unsigned hz);   /* 0xffffffff / count per tick */
 
 uint64_t tsc_freq_hz(void);     /* calibrated TSC rate, 0 if none */
 void lapic_timer_stop(void);    /* the local APIC timer, for good (`floor`) */
