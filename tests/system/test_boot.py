@@ -42,3 +42,23 @@ def test_mem_lists_the_memory_map(boot):
     assert re.search(r"0x0000000000000000-0x000000000009[0-9a-f]{4}\s+usable", out)
     m = re.search(r"usable RAM: (\d+) KiB", out)
     assert m and 60 * 1024 < int(m.group(1)) <= 64 * 1024
+
+
+def test_make_run_lands_at_the_prompt():
+    """The README's first command: make run boots the ISO with the serial
+    console on the terminal; Ctrl-A X quits."""
+    import pexpect
+    from conftest import ROOT
+    child = pexpect.spawn("make", ["--no-print-directory", "run"], cwd=ROOT,
+                          encoding="utf-8", codec_errors="replace", timeout=90)
+    try:
+        child.expect_exact("lull> ")
+        child.send("version\r")
+        child.expect(r"lull \d+\.\d+\.\d+ \(git")
+        child.expect_exact("lull> ")
+        child.send("\x03")                      # Ctrl-C reaches lull, not QEMU
+        child.expect_exact("^C")
+        child.send("\x01x")                     # Ctrl-A X: QEMU quits
+        child.expect(pexpect.EOF, timeout=20)
+    finally:
+        child.close(force=True)
