@@ -5,11 +5,13 @@
 #   make run          boot the ISO in QEMU, serial console on this terminal
 #   make debug        QEMU halted at the first instruction, waiting for gdb
 #   make test         unit tests (host) + system tests (QEMU)
+#   make bench        tick modes vs. each other and an idle Linux guest (docs/benchmarks.md)
 #   make clean
 #
 # Knobs: HZ=100|250|1000 (build-time tick rate, default 250 as in Linux 2.6.13)
 #        ACCEL=tcg|kvm   (kvm only where hardware virtualization is real)
 #        GUI=1           (show the VGA window in make run)
+#        QUICK=1         (make bench: a smoke run, under 3 minutes)
 
 HZ     ?= 250
 ACCEL  ?= tcg
@@ -141,6 +143,13 @@ system: $(BUILD)/lull.elf $(BUILD)/lull.iso
 test: all iso
 	$(MAKE) --no-print-directory unit
 	$(MAKE) --no-print-directory system
+
+# ---------------------------------------------------------------- bench
+# Results in $(BUILD)/bench/: results.md, results.csv, *.png, logs/; the
+# Linux reference kernels are fetched into $(BUILD)/bench/linux/.
+bench: $(BUILD)/lull.elf $(BUILD)/lull.iso
+	@tools/install-deps bench
+	BUILD=$(BUILD) ACCEL=$(ACCEL) $(PYTHON) bench/bench.py $(if $(QUICK),--quick)
 
 clean:
 	rm -rf $(BUILD) .gdbinit

@@ -1,0 +1,335 @@
+#!/usr/bin/python3
+"""make bench: the HZ trade-off, measured.  lull's tick modes side by side,
+and beside them an idle Linux guest in the same QEMU.
+
+For every configuration QEMU boots (TCG, or also KVM with ACCEL=kvm) and the
+host measures, from outside the guest:
+
+  wakeups/s     the guest's own count over an idle window (`idle 20`), and
+                the top causes (`wakeups`; for Linux, /proc/interrupts)
+  host CPU      ms of CPU the QEMU process used per second of guest idle,
+                repeated (3 times in a full run): median and spread
+  latency       a cyclictest loop of 1 ms periods (`latency 5000 1000`)
+  sleep         how late `sleep 10|100|1000` returns, timed by the host
+  drift         guest uptime minus host time over the idle window
+  boot          QEMU start to the prompt: -kernel, and the ISO through GRUB
+
+Output: a table here, and in build/bench/ results.md, results.csv, PNG plots,
+per-boot serial logs (logs/) and the raw traces.  See docs/benchmarks.md.
+
+    /usr/bin/python3 bench/bench.py [--quick] [--only NAME,...] [--no-linux]
+"""
+import argparse
+import os
+import platform
+import re
+import statistics
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import guest  # noqa: E402
+import linux  # noqa: E402
+import report  # noqa: E402
+
+ROOT = guest.ROOT
+BUILD = os.environ.get("BUILD", os.path.join(ROOT, "build"))
+ACCEL = os.environ.get("ACCEL", "tcg")
+LULL_CPU = "qemu32"     # qemu-system-i386's default, named so every row says it
+HZ_DEFAULT = 250
+
+
+class Config:
+    """One row of the table: how to boot it and what it should turn out to be."""
+
+    def __init__(self, name, what, append="", kind="lull", hz=HZ_DEFAULT, expect=None, trace=False,
+                 qemu="qemu-system-i386", cpu=LULL_CPU):
+        self.name, self.what, self.append, self.kind = name, what, append, kind
+        self.qemu, self.cpu = qemu, cpu
+        self.hz = hz                # tick rate: hrtimers run at tick resolution in periodic/dyntick
+        self.expect = expect        # "mode: M, device: D" that `dyntick` must print
+        self.trace = trace          # one of the three rows of the timeline picture
+
+
+CONFIGS = [
+    Config("floor", "floor: every timer stopped, every IRQ masked, halted", "floor", kind="floor"),
+    Config("periodic-100", "periodic, HZ=100", "tick=periodic hz=100", hz=100,
+           expect="mode: periodic, device: lapic, HZ=100"),
+    Config("periodic-250", "periodic, HZ=250", "tick=periodic hz=250",
+           expect="mode: periodic, device: lapic, HZ=250", trace=True),
+    Config("periodic-1000", "periodic, HZ=1000", "tick=periodic hz=1000", hz=1000,
+           expect="mode: periodic, device: lapic, HZ=1000"),
+    Config("dyntick-pit", "dyntick on the PIT (dyntick=enable)", "dyntick=enable",
+           expect="mode: dyntick, device: pit, HZ=250", trace=True),
+    Config("dyntick-lapic", "dyntick on the LAPIC (dyntick=enable,forceapic)", "dyntick=enable,forceapic",
+           expect="mode: dyntick, device: lapic, HZ=250"),
+    Config("tickless-lapic", "tickless on the LAPIC", "tick=tickless clockevent=lapic",
+           expect="mode: tickless, device: lapic, HZ=250", trace=True),
+    Config("tickless-hpet", "tickless on the HPET", "tick=tickless clockevent=hpet",
+           expect="mode: tickless, device: hpet, HZ=250"),
+    Config("tickless-tsc-deadline", "tickless on TSC-deadline", "tick=tickless clockevent=tsc-deadline",
+           expect="mode: tickless, device: tsc-deadline, HZ=250"),
+    # The same as tickless-lapic in the QEMU binary and CPU model of the
+    # amd64 Linux guest, so that comparison is like with like too.
+    Config("tickless-lapic-x86_64", "tickless on the LAPIC, in qemu-system-x86_64 -cpu qemu64",
+           "tick=tickless clockevent=lapic", expect="mode: tickless, device: lapic, HZ=250",
+           qemu="qemu-system-x86_64", cpu="qemu64"),
+    Config("linux-686", "Linux, " + linux.REFERENCES["linux-686"]["what"], kind="linux"),
+    Config("linux-amd64", "Linux, " + linux.REFERENCES["linux-amd64"]["what"], kind="linux"),
+]
+ISO_CONFIG = "tickless-lapic"   # what GRUB's default entry boots: the ISO boot time goes in its row
+
+
+def parse_args():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--quick", action="store_true", help="smoke run: short windows, one repetition")
+    p.add_argument("--only", help="comma-separated configuration names (default: all)")
+    p.add_argument("--no-linux", action="store_true", help="skip the Linux reference rows")
+    p.add_argument("--idle", type=int, help="idle window in seconds (default 20, quick 3)")
+    p.add_argument("--out", default=os.path.join(BUILD, "bench"), help="output directory")
+    p.add_argument("--no-plots", action="store_true")
+    a = p.parse_args()
+    a.idle = a.idle or (3 if a.quick else 20)
+    a.reps = 1 if a.quick else 3
+    a.latency_count, a.latency_period_us = (1000, 1000) if a.quick else (5000, 1000)
+    a.sleep_reps = 1 if a.quick else 3
+    a.iso_reps = 1 if a.quick else 2
+    a.trace_s = 2
+    return a
+
+
+# ------------------------------------------------------------ the machine
+
+def machine_info():
+    def first_line(cmd):
+        try:
+            return subprocess.run(cmd, capture_output=True, text=True).stdout.splitlines()[0]
+        except (OSError, IndexError):
+            return "?"
+    cpu = "?"
+    with open("/proc/cpuinfo") as f:
+        m = re.search(r"^model name\s*:\s*(.+)$", f.read(), re.M)
+        cpu = m.group(1) if m else cpu
+    return {
+        "host CPU": f"{cpu}, {os.cpu_count()} cores",
+        "host kernel": platform.release(),
+        "QEMU": first_line(["qemu-system-i386", "--version"]),
+        "lull": first_line(["git", "-C", ROOT, "describe", "--always", "--dirty"]),
+        "date": time.strftime("%Y-%m-%d %H:%M %Z"),
+    }
+
+
+# ------------------------------------------------------------ progress
+
+class Progress:
+    """Which configuration, how long so far, about how long left.
+
+    The estimate is the planned seconds of the work not done yet, scaled by
+    how the work done so far compared with its plan."""
+
+    def __init__(self, plan):
+        self.plan = plan            # [(name, estimated seconds)]
+        self.t0 = time.monotonic()
+
+    def start(self, i, detail="", fraction=0.0):
+        """Print a line as work starts on step i, `fraction` of it already done."""
+        name, est = self.plan[i]
+        elapsed = time.monotonic() - self.t0
+        done = sum(e for _, e in self.plan[:i]) + fraction * est
+        left = sum(e for _, e in self.plan[i:]) - fraction * est
+        if done > 30:
+            left *= min(2.0, max(0.5, elapsed / done))
+        print(f"bench: [{i + 1}/{len(self.plan)}] {name}{detail}  "
+              f"({_mmss(elapsed)} elapsed, about {_mmss(left)} left)", flush=True)
+
+
+def _mmss(s):
+    return f"{int(s) // 60}:{int(s) % 60:02d}"
+
+
+def estimate(cfg, a):
+    if cfg.kind == "floor":
+        return a.reps * (a.idle + 1.5)
+    if cfg.kind == "linux":
+        return 10 + a.reps * (a.idle + 1) + a.latency_count * a.latency_period_us / 1e6 + 5
+    extra = latency_count(cfg, a) * max(a.latency_period_us / 1e6, 1 / cfg.hz) + 5
+    extra += (a.trace_s + 1) if cfg.trace else 0
+    extra += a.iso_reps * 6 if cfg.name == ISO_CONFIG else 0
+    return a.reps * (a.idle + 2) + extra
+
+
+def latency_count(cfg, a):
+    """Samples for the latency run.  In periodic and dyntick modes hrtimers run
+    at the next tick, so a 1 ms period gives one sample per tick: take the
+    same number of seconds' worth as tickless, not the same count."""
+    if cfg.kind == "lull" and not cfg.name.startswith("tickless"):
+        seconds = a.latency_count * a.latency_period_us / 1e6
+        return min(a.latency_count, int(seconds * cfg.hz))
+    return a.latency_count
+
+
+# ------------------------------------------------------------ one row
+
+def new_row(cfg, accel, qemu, cpu):
+    return dict(config=cfg.name, what=cfg.what, kind=cfg.kind, append=cfg.append,
+                accel=accel, qemu=qemu, cpu_model=cpu, status="ok", notes=[], reps=[])
+
+
+def log_path(a, cfg, accel, tag):
+    d = os.path.join(a.out, "logs")
+    os.makedirs(d, exist_ok=True)
+    return os.path.join(d, f"{cfg.name}-{accel}-{tag}.log")
+
+
+def run_lull(cfg, a, accel, progress, step):
+    row = new_row(cfg, accel, cfg.qemu, cfg.cpu)
+    elf = os.path.join(BUILD, "lull.elf")
+    for rep in range(a.reps):
+        progress.start(step, f" ({accel}) rep {rep + 1}/{a.reps}", rep / (a.reps + 0.5))
+        g = guest.Guest(cfg.qemu, accel, kernel=elf, append=cfg.append, cpu=cfg.cpu,
+                        log_path=log_path(a, cfg, accel, f"rep{rep + 1}"))
+        try:
+            if cfg.kind == "floor":
+                boot = g.wait_for_either("floor: all timers stopped, halting", g.prompt)
+                if boot is None:
+                    row["status"] = "not available: this lull has no `floor` boot option (it booted to the prompt)"
+                    return row
+                r = guest.measure_floor(g, a.idle)
+            else:
+                boot = g.wait_prompt()
+                if rep == 0 and not check_config(g, cfg, row):
+                    return row      # "not available"
+                g.cmd("wakeups reset")
+                r = guest.measure_idle(g, a.idle)
+                r["causes"] = guest.lull_causes(g)
+                if rep == 0:
+                    extras(g, cfg, a, row)
+            r.update(boot_s=boot, first_byte_s=g.first_byte_s)
+            row["reps"].append(r)
+        finally:
+            g.close(poweroff=cfg.kind != "floor")
+    if cfg.name == ISO_CONFIG:
+        boots = []
+        for rep in range(a.iso_reps):
+            g = guest.Guest(cfg.qemu, accel, iso=os.path.join(BUILD, "lull.iso"), cpu=cfg.cpu,
+                            log_path=log_path(a, cfg, accel, f"iso{rep + 1}"))
+            try:
+                boots.append(g.wait_prompt())
+            finally:
+                g.close()
+        row["boot_iso_s"] = statistics.median(boots)
+        row["notes"].append("ISO boot: GRUB's default entry, its 2 s menu timeout included")
+    return row
+
+
+def check_config(g, cfg, row):
+    """Did the boot options give the mode and device asked for?"""
+    status = g.cmd("dyntick")
+    m = re.search(r"(mode: \w+, device: [\w-]+), .* at (HZ=\d+)", status)
+    row["tick"] = f"{m.group(1)}, {m.group(2)}" if m else "?"
+    if cfg.expect and row["tick"] != cfg.expect:
+        why = re.search(r"^.*(no TSC-deadline|is not there|cannot).*$", g.vm.log_text(), re.M)
+        if cfg.name.endswith("tsc-deadline"):
+            row["status"] = "not available: " + (why.group(0).strip() if why else row["tick"])
+            return False
+        row["notes"].append(f"asked for '{cfg.expect}', got '{row['tick']}'")
+    return True
+
+
+def extras(g, cfg, a, row):
+    """Measured once per configuration: latency, sleep accuracy, the trace."""
+    n = latency_count(cfg, a)
+    seconds = n * max(a.latency_period_us / 1e6, 1 / cfg.hz)
+    row["latency"] = guest.measure_latency(g, n, a.latency_period_us, timeout=seconds * 4 + 30)
+    row["sleep_overshoot_ms"], row["sleep_base_ms"] = guest.measure_sleeps(g, (10, 100, 1000), a.sleep_reps)
+    if cfg.trace:
+        csv = guest.capture_trace(g, a.trace_s)
+        path = os.path.join(a.out, f"trace-{cfg.name}.csv")
+        with open(path, "w") as f:
+            f.write(csv + "\n")
+        row["trace"] = path
+
+
+def run_linux(cfg, a, accel, progress, step):
+    ref = linux.REFERENCES[cfg.name]
+    row = new_row(cfg, accel, ref["qemu"], ref["cpu"])
+    progress.start(step, f" ({accel}) preparing")
+    try:
+        vmlinuz, initrd, package = linux.prepare(cfg.name, os.path.join(a.out, "linux"))
+    except linux.Unavailable as e:
+        row["status"] = f"not available: {e}"
+        print(f"bench: {cfg.name}: {row['status']}")
+        return row
+    row["package"] = package
+    row["append"] = "console=ttyS0 quiet"
+    progress.start(step, f" ({accel}) booting {package}")
+    g = guest.Guest(ref["qemu"], accel, kernel=vmlinuz, append=row["append"], cpu=ref["cpu"],
+                    extra=["-initrd", initrd], prompt="init> ",
+                    log_path=log_path(a, cfg, accel, "boot"), boot_timeout=120)
+    try:
+        boot = g.wait_prompt(timeout=120)
+        m = re.search(r"uptime at init \(s, idle s\): (\d+\.\d+)", g.vm.log_text())
+        row["boot_to_init_s"] = float(m.group(1)) if m else None
+        # The repetitions are idle windows in one boot: Linux takes seconds to boot.
+        for rep in range(a.reps):
+            progress.start(step, f" ({accel}) idle window {rep + 1}/{a.reps}", (rep + 0.5) / (a.reps + 1))
+            r = guest.measure_idle(g, a.idle)
+            r.update(boot_s=boot if rep == 0 else None, first_byte_s=g.first_byte_s if rep == 0 else None)
+            row["reps"].append(r)
+        row["tick"] = r["clocks"]
+        row["latency"] = guest.measure_latency(g, a.latency_count, a.latency_period_us,
+                                               timeout=a.latency_count * a.latency_period_us / 1e6 * 4 + 30)
+        row["sleep_overshoot_ms"], row["sleep_base_ms"] = guest.measure_sleeps(g, (10, 100, 1000), a.sleep_reps)
+    finally:
+        g.close()
+    return row
+
+
+def run_config(cfg, a, accel, progress, step):
+    try:
+        if cfg.kind == "linux":
+            row = run_linux(cfg, a, accel, progress, step)
+        else:
+            row = run_lull(cfg, a, accel, progress, step)
+    except Exception as e:     # one broken row must not lose the others
+        ref = linux.REFERENCES.get(cfg.name, dict(qemu=cfg.qemu, cpu=cfg.cpu))
+        row = new_row(cfg, accel, ref["qemu"], ref["cpu"])
+        row["status"] = f"failed: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"[:200]
+        row["notes"].append(f"serial logs in {os.path.join(a.out, 'logs')}")
+    if row["status"] != "ok":
+        print(f"bench: {cfg.name} ({accel}): {row['status']}")
+    return report.summarize(row)
+
+
+def main():
+    a = parse_args()
+    os.makedirs(a.out, exist_ok=True)
+    configs = [c for c in CONFIGS if not (a.no_linux and c.kind == "linux")]
+    if a.only:
+        names = a.only.split(",")
+        unknown = set(names) - {c.name for c in CONFIGS}
+        if unknown:
+            sys.exit(f"bench: unknown configuration {', '.join(sorted(unknown))}; "
+                     f"known: {', '.join(c.name for c in CONFIGS)}")
+        configs = [c for c in configs if c.name in names]
+    # The side-by-side comparison is under TCG; with ACCEL=kvm lull's rows
+    # are measured under KVM in addition (the Linux guests stop on emulation
+    # failures under a nested software KVM).
+    work = [(c, "tcg") for c in configs]
+    if ACCEL == "kvm":
+        work += [(c, "kvm") for c in configs if c.kind != "linux"]
+    progress = Progress([(c.name, estimate(c, a)) for c, acc in work])
+    info = machine_info()
+    print(f"bench: {info['host CPU']}; {info['QEMU']}; {len(work)} configurations, "
+          f"{'quick run' if a.quick else 'full run'}: idle {a.idle} s x {a.reps}")
+    rows = [run_config(c, a, acc, progress, i) for i, (c, acc) in enumerate(work)]
+    info["run"] = (f"{'quick' if a.quick else 'full'}: idle window {a.idle} s x {a.reps}, "
+                   f"latency {a.latency_count} x {a.latency_period_us} us, "
+                   f"took {_mmss(time.monotonic() - progress.t0)}")
+    info["command"] = (f"ACCEL={ACCEL} " if ACCEL != "tcg" else "") + " ".join(["bench/bench.py"] + sys.argv[1:])
+    report.write_all(rows, info, a.out, plots=not a.no_plots)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,202 @@
+"""One guest in QEMU, measured from the host: lull's shell or the Linux init.
+
+Both guests answer the same commands (`idle`, `latency`, `sleep`, `uptime`,
+`poweroff`) at a prompt on the serial port, so one piece of code times them
+the same way.  QEMU is started and its console driven by the system tests'
+Lull class (tests/system/conftest.py).
+
+The power proxy is the CPU time the host gives the QEMU process.  Near the
+floor, /proc/PID/stat's 10 ms ticks are far too coarse, so it is read in
+nanoseconds from every thread's /proc/PID/task/TID/schedstat (first field:
+time spent on a CPU) and summed: the vCPU thread, the main loop, RCU and
+whatever else QEMU runs.
+"""
+import glob
+import os
+import re
+import statistics
+import sys
+import time
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+sys.path.insert(0, os.path.join(ROOT, "tests", "system"))
+from conftest import Lull, qemu_args  # noqa: E402
+
+IDLE_RE = re.compile(r"idle (\d+\.\d+) s: (\d+) wakeups \((\d+\.\d+)/s\)")
+HALTED_RE = re.compile(r"halted (\d+\.\d+)%")
+ALL_IRQS_RE = re.compile(r"all interrupts (\d+)")
+CAUSE_RE = re.compile(r"^\s*(\d+)\s+(\d+\.\d+)\t(.+?)\s*$", re.M)
+LATENCY_RE = re.compile(r"latency: n=(\d+) period=(\d+)us min=(\d+) avg=(\d+\.\d+) "
+                        r"p50=(\d+) p99=(\d+) max=(\d+)")
+HIST_RE = re.compile(r"^\s*(\d+)-(\d+)\s+us\s+(\d+)", re.M)
+UPTIME_RE = re.compile(r"up (\d+)\.(\d{9}) s")
+LINUX_CLOCKS_RE = re.compile(r"^clocksource \S+, clockevent \S+", re.M)
+PANIC = "system halted."     # the last line of lull's panic report
+# Our own typing at the shell wakes lull through the UART: not idle wakeups.
+OWN_TYPING = "(uart)"
+
+
+def qemu_cpu_ns(pid):
+    """Nanoseconds of CPU the process has used so far, all threads summed."""
+    total = 0
+    for path in glob.glob(f"/proc/{pid}/task/*/schedstat"):
+        try:
+            with open(path) as f:
+                total += int(f.read().split()[0])
+        except (OSError, ValueError, IndexError):
+            pass    # a thread that ended between glob and open
+    return total
+
+
+class Guest:
+    """A booted guest at its prompt, or one that failed to get there."""
+
+    def __init__(self, qemu, accel, kernel=None, iso=None, append=None, cpu=None,
+                 extra=(), prompt="lull> ", log_path=None, boot_timeout=60):
+        args = qemu_args(elf=kernel, iso=iso, append=append, cpu=cpu, extra=extra)
+        args[0] = qemu
+        args[args.index("-accel") + 1] = accel
+        self.prompt = prompt
+        t0 = time.monotonic()
+        self.vm = Lull(args, log_path, boot_timeout)
+        self.pid = self.vm.child.pid
+        self.vm.child.expect(r"\S", timeout=boot_timeout)
+        self.first_byte_s = time.monotonic() - t0
+        self.started = t0
+
+    def wait_prompt(self, timeout=60):
+        """Wait for the first prompt; return seconds since QEMU started."""
+        if self.vm.child.expect_exact([self.prompt, PANIC], timeout=timeout) == 1:
+            raise RuntimeError("the guest panicked while booting (see its serial log)")
+        return time.monotonic() - self.started
+
+    def wait_for_either(self, text, other, timeout=60):
+        """Seconds since QEMU started until `text`; None if `other` came first."""
+        i = self.vm.child.expect_exact([text, other, PANIC], timeout=timeout)
+        if i == 2:
+            raise RuntimeError("the guest panicked while booting (see its serial log)")
+        return time.monotonic() - self.started if i == 0 else None
+
+    def cmd(self, line, timeout=30):
+        """Type a line; return its output (without the echo) up to the next prompt."""
+        self.vm.type(line + "\r")
+        self.vm.child.expect_exact(self.prompt, timeout=timeout)
+        out = self.vm.child.before.replace("\r\n", "\n")
+        return out.split("\n", 1)[1] if "\n" in out else ""
+
+    def timed_cmd(self, line, timeout=30):
+        """Type a line, and time from its Enter to the next prompt: (seconds, output)."""
+        self.vm.type(line)
+        self.vm.child.expect_exact(line, timeout=timeout)        # the echo
+        t0 = time.monotonic()
+        self.vm.child.send("\r")
+        self.vm.child.expect_exact(self.prompt, timeout=timeout)
+        return time.monotonic() - t0, self.vm.child.before.replace("\r\n", "\n")
+
+    def uptime(self):
+        """(guest seconds, host monotonic seconds at the middle of the exchange)."""
+        h0 = time.monotonic()
+        out = self.cmd("uptime")
+        h1 = time.monotonic()
+        m = UPTIME_RE.search(out)
+        if not m:
+            raise RuntimeError(f"uptime: unexpected output {out!r}")
+        return int(m.group(1)) + int(m.group(2)) / 1e9, (h0 + h1) / 2
+
+    def close(self, poweroff=True):
+        if poweroff and self.vm.alive():
+            try:
+                self.vm.type("poweroff\r")
+                self.vm.wait_exit(timeout=10)
+            except Exception:
+                pass
+        self.vm.close()
+
+
+# ------------------------------------------------------------ measurements
+
+def _cpu_window(g, seconds):
+    """Host CPU of QEMU over the middle of a guest idle period of `seconds`.
+
+    The first and last half second (a quarter of short windows) are left
+    out: there the guest is still starting the command or already printing
+    its result, and one line of serial output costs more than an idle
+    second.  What remains is what idling itself costs.
+    """
+    margin = min(0.5, seconds / 4)
+    time.sleep(margin)
+    cpu0, t0 = qemu_cpu_ns(g.pid), time.monotonic()
+    time.sleep(seconds - 2 * margin)
+    cpu1, t1 = qemu_cpu_ns(g.pid), time.monotonic()
+    return dict(cpu_ms=(cpu1 - cpu0) / 1e6, cpu_window_s=t1 - t0,
+                cpu_ms_per_s=(cpu1 - cpu0) / 1e6 / (t1 - t0))
+
+
+def measure_idle(g, seconds):
+    """Idle for `seconds`: wakeups, causes, host CPU and drift over the window."""
+    g0, h0 = g.uptime()
+    g.vm.type(f"idle {seconds}")
+    g.vm.child.expect_exact(f"idle {seconds}")
+    g.vm.child.send("\r")
+    g.vm.child.expect_exact("\n")          # the echo of Enter: the command has started
+    r = _cpu_window(g, seconds)
+    g.vm.child.expect_exact(g.prompt, timeout=seconds + 60)
+    out = g.vm.child.before.replace("\r\n", "\n")
+    g1, h1 = g.uptime()
+    m = IDLE_RE.search(out)
+    if not m:
+        raise RuntimeError(f"idle: unexpected output {out!r}")
+    # The rate from count and span: the guest prints it truncated to 0.01/s.
+    r.update(span_s=float(m.group(1)), wakeups=int(m.group(2)),
+             wakeups_per_s=int(m.group(2)) / float(m.group(1)),
+             drift_ms=((g1 - g0) - (h1 - h0)) * 1000, drift_window_s=h1 - h0)
+    h = HALTED_RE.search(out)
+    r["halted_pct"] = float(h.group(1)) if h else None
+    a = ALL_IRQS_RE.search(out)
+    r["all_irqs"] = int(a.group(1)) if a else None
+    r["causes"] = CAUSE_RE.findall(out)     # Linux: printed by idle itself
+    c = LINUX_CLOCKS_RE.search(out)
+    r["clocks"] = c.group(0) if c else None
+    return r
+
+
+def lull_causes(g):
+    """The `wakeups` table, without the wakeups our typing caused."""
+    out = g.cmd("wakeups")
+    return [c for c in CAUSE_RE.findall(out) if OWN_TYPING not in c[2]]
+
+
+def measure_floor(g, seconds):
+    """Host CPU of a guest that has stopped everything: no shell, just wait."""
+    r = _cpu_window(g, seconds)
+    r["span_s"] = seconds
+    return r
+
+
+def measure_latency(g, count, period_us, timeout):
+    out = g.cmd(f"latency {count} {period_us}", timeout=timeout)
+    m = LATENCY_RE.search(out)
+    if not m:
+        raise RuntimeError(f"latency: unexpected output {out!r}")
+    keys = ("n", "period_us", "min", "avg", "p50", "p99", "max")
+    r = {k: (float(v) if k == "avg" else int(v)) for k, v in zip(keys, m.groups())}
+    r["hist"] = [(int(lo), int(hi), int(n)) for lo, hi, n in HIST_RE.findall(out)]
+    return r
+
+
+def measure_sleeps(g, sleeps_ms, reps):
+    """Overshoot of `sleep MS` seen from the host, in ms.
+
+    The host times Enter -> prompt; the same for `sleep 0` is the serial
+    round trip and the shell's own work, and is subtracted.
+    """
+    def median_time(ms):
+        return statistics.median(g.timed_cmd(f"sleep {ms}")[0] for _ in range(reps))
+    base = median_time(0)
+    return {ms: (median_time(ms) - base) * 1000 - ms for ms in sleeps_ms}, base * 1000
+
+
+def capture_trace(g, seconds):
+    out = g.cmd(f"trace {seconds}", timeout=seconds + 60)
+    return "\n".join(line for line in out.splitlines()
+                     if line.startswith("#") or line.startswith("t_ns") or line[:1].isdigit())

@@ -1,0 +1,147 @@
+"""The bench's pictures (matplotlib, Agg: no display needed).
+
+    wakeups.png   wakeups per idle second, log scale, Linux beside lull
+    hostcpu.png   host CPU per idle second, log scale, with the floor
+    latency.png   timer latency distributions (1 ms cyclictest)
+    timeline.png  2 s of timer interrupts: periodic, dyntick, tickless
+"""
+import csv
+import os
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+# One colour per family, so a row's kind shows before its label is read.
+COLOURS = {"floor": "#888888", "periodic": "#d62728", "dyntick": "#ff7f0e",
+           "tickless": "#2ca02c", "linux": "#1f77b4"}
+DPI = 80     # small files: the pictures are committed in docs/img/
+
+
+def family(row):
+    if row["kind"] in ("floor", "linux"):
+        return row["kind"]
+    return row["config"].split("-")[0]
+
+
+def label(row):
+    return row["config"] + (f" ({row['accel']})" if row["accel"] != "tcg" else "")
+
+
+def bar_chart(rows, key, xlabel, title, path, floor_value=0.005):
+    """Horizontal bars on a log axis, spread as error bars, value at the bar's end."""
+    rows = [r for r in rows if r.get(key) is not None]
+    if not rows:
+        return None
+    fig, ax = plt.subplots(figsize=(8, 0.45 * len(rows) + 1.4))
+    y = range(len(rows))[::-1]
+    vals = [max(r[key], floor_value) for r in rows]
+    lo = [v - max(r.get(key + "_min") or v, floor_value) for v, r in zip(vals, rows)]
+    hi = [max(r.get(key + "_max") or v, floor_value) - v for v, r in zip(vals, rows)]
+    ax.barh(list(y), vals, color=[COLOURS[family(r)] for r in rows],
+            xerr=[lo, hi] if any(len(r["reps"]) > 1 for r in rows) else None, capsize=3)
+    for yi, r, v, h in zip(y, rows, vals, hi):
+        ax.text((v + h) * 1.2, yi, f"{r[key]:.3g}", va="center", fontsize=8)
+    ax.set_yticks(list(y))
+    ax.set_yticklabels([label(r) for r in rows], fontsize=9)
+    ax.set_xscale("log")
+    ax.set_xlim(floor_value, max(vals) * 8)
+    ax.set_xlabel(xlabel)
+    ax.set_title(title, fontsize=10)
+    ax.grid(axis="x", which="major", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=DPI)
+    plt.close(fig)
+    return os.path.basename(path)
+
+
+def latency_chart(rows, path):
+    """Each row: its log2 histogram as bars of relative height, p50 and p99 marked."""
+    rows = [r for r in rows if r.get("latency")]
+    if not rows:
+        return None
+    fig, ax = plt.subplots(figsize=(8, 0.55 * len(rows) + 1.4))
+    for i, r in enumerate(rows[::-1]):
+        lat = r["latency"]
+        top = max(n for _, _, n in lat["hist"])
+        for lo, hi, n in lat["hist"]:
+            h = 0.8 * n / top
+            ax.fill_between([max(lo, 0.5), hi], i - 0.4, i - 0.4 + h, color=COLOURS[family(r)],
+                            alpha=0.75, linewidth=0)
+        ax.plot([lat["p50"]], [i], "k|", markersize=12)
+        ax.plot([lat["p99"]], [i], "kv", markersize=5)
+        ax.plot([max(lat["max"], 0.5)], [i], "kx", markersize=5)
+    ax.set_yticks(range(len(rows)))
+    ax.set_yticklabels([f"{label(r)} (n={r['latency']['n']})" for r in rows[::-1]], fontsize=8)
+    ax.set_xscale("log")
+    lows = [max(lo, 0.5) for r in rows for lo, _, _ in r["latency"]["hist"]]
+    ax.set_xlim(min(lows) / 2, max(r["latency"]["max"] for r in rows) * 3)
+    ax.set_xlabel("timer latency, µs (log2 buckets; | p50, ▼ p99, × max)")
+    ax.set_title("How late a 1 ms periodic timer fires (cyclictest loop)", fontsize=10)
+    ax.grid(axis="x", which="major", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=DPI)
+    plt.close(fig)
+    return os.path.basename(path)
+
+
+def read_trace(path):
+    with open(path) as f:
+        lines = [line for line in f if not line.startswith("#")]
+    return list(csv.DictReader(lines))
+
+
+def timeline_chart(rows, path, seconds=2.0):
+    """Three stacked rows: timer interrupts as marks, idle sleeps as spans
+    (coloured when ticks were skipped, grey when only waiting for the next tick)."""
+    rows = [r for r in rows if r.get("trace") and os.path.exists(r["trace"])]
+    if not rows:
+        return None
+    fig, axes = plt.subplots(len(rows), 1, figsize=(9, 1.35 * len(rows) + 0.8), sharex=True)
+    axes = axes if len(rows) > 1 else [axes]
+    for ax, r in zip(axes, rows):
+        ev = read_trace(r["trace"])
+        t0 = int(ev[0]["t_ns"]) if ev else 0
+        irqs, enter = [], None
+        for e in ev:
+            t = (int(e["t_ns"]) - t0) / 1e9
+            if e["event"] == "timer_irq":
+                irqs.append(t)
+            elif e["event"] == "idle_enter":
+                enter = (t, int(e["skip_ticks"] or 0))
+            elif e["event"] == "idle_exit" and enter:
+                start, skip = enter
+                ax.axvspan(start, t, ymin=0.15, ymax=0.55, linewidth=0,
+                           color=COLOURS[family(r)] if skip else "#dddddd", alpha=0.6 if skip else 1)
+                enter = None
+        if enter:   # still asleep when the trace stopped
+            ax.axvspan(enter[0], seconds, ymin=0.15, ymax=0.55, linewidth=0,
+                       color=COLOURS[family(r)] if enter[1] else "#dddddd", alpha=0.6 if enter[1] else 1)
+        ax.vlines(irqs, 0.6, 1.0, color="black", linewidth=0.6)
+        ax.set_ylim(0, 1.05)
+        ax.set_yticks([])
+        ax.set_xlim(0, seconds)
+        n = len(irqs)
+        ax.set_title(f"{r['what']}: {n} timer interrupt{'s' if n != 1 else ''} in {seconds:g} s",
+                     fontsize=9, loc="left")
+    axes[-1].set_xlabel("seconds of an idle shell (| timer interrupt; bar: halted, coloured where ticks were skipped)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=DPI)
+    plt.close(fig)
+    return os.path.basename(path)
+
+
+def draw_all(rows, out):
+    ok = [r for r in rows if r["status"] == "ok"]
+    pictures = [
+        bar_chart([r for r in ok if r["kind"] != "floor"], "wakeups_per_s", "wakeups per second of idle (log)",
+                  "Idle wakeups per second: lull's tick modes and an idle Linux guest",
+                  os.path.join(out, "wakeups.png")),
+        bar_chart(ok, "cpu_ms_per_s", "host CPU, ms per second of guest idle (log)",
+                  "What an idle guest costs the host (QEMU process, all threads)",
+                  os.path.join(out, "hostcpu.png")),
+        latency_chart(ok, os.path.join(out, "latency.png")),
+        timeline_chart([r for r in ok if r.get("trace")], os.path.join(out, "timeline.png")),
+    ]
+    return [p for p in pictures if p]

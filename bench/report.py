@@ -1,0 +1,246 @@
+"""The bench's output: medians of the repetitions, the table (terminal,
+results.md, results.csv), the targets of issue 6, and the pictures."""
+import csv
+import json
+import os
+import statistics
+
+SLEEPS_MS = (10, 100, 1000)
+
+
+def _stats(values):
+    """(median, min, max) of the values that were measured, or Nones."""
+    v = [x for x in values if x is not None]
+    return (statistics.median(v), min(v), max(v)) if v else (None, None, None)
+
+
+def summarize(row):
+    """Fold the repetitions of one row into medians and spreads."""
+    reps = row["reps"]
+    for key in ("wakeups_per_s", "cpu_ms_per_s", "drift_ms", "boot_s", "first_byte_s", "halted_pct", "span_s"):
+        row[key], row[key + "_min"], row[key + "_max"] = _stats([r.get(key) for r in reps])
+    row["drift_ppm"] = _stats([r["drift_ms"] * 1000 / r["drift_window_s"] for r in reps
+                               if r.get("drift_ms") is not None])[0]
+    row["all_irqs_per_s"] = _stats([r["all_irqs"] / r["span_s"] for r in reps
+                                    if r.get("all_irqs") is not None])[0]
+    causes = next((r["causes"] for r in reps if r.get("causes")), [])
+    causes = sorted(causes, key=lambda c: -int(c[0]))[:3]
+    row["top_causes"] = "; ".join(f"{rate}/s {name}" for _, rate, name in causes)
+    return row
+
+
+# ------------------------------------------------------------ formatting
+
+def fmt(v, spec=".2f", none="—"):
+    return none if v is None else format(v, spec)
+
+
+def fmt_num(v, none="—"):
+    """Enough digits to see small numbers, no noise on large ones."""
+    if v is None:
+        return none
+    if v == 0:
+        return "0"
+    if abs(v) >= 100:
+        return f"{v:.0f}"
+    if abs(v) >= 10:
+        return f"{v:.1f}"
+    if abs(v) >= 0.1:
+        return f"{v:.2f}"
+    return f"{v:.3f}"
+
+
+def spread(row, key):
+    lo, hi = row.get(key + "_min"), row.get(key + "_max")
+    if lo is None or len(row["reps"]) < 2:
+        return ""
+    return f" ({fmt_num(lo)}–{fmt_num(hi)})"
+
+
+def latency_cell(row):
+    lat = row.get("latency")
+    return f"{lat['p50']} / {lat['p99']} / {lat['max']}" if lat else "—"
+
+
+def sleep_cell(row):
+    s = row.get("sleep_overshoot_ms")
+    return " / ".join(f"{s[ms]:+.1f}" for ms in SLEEPS_MS) if s else "—"
+
+
+def boot_cell(row):
+    parts = [fmt(row.get("boot_s"), ".2f")]
+    if row.get("boot_iso_s") is not None:
+        parts.append(f"ISO {row['boot_iso_s']:.2f}")
+    if row.get("boot_to_init_s") is not None:
+        parts.append(f"init at {row['boot_to_init_s']:.2f}")
+    return ", ".join(parts)
+
+
+TABLE = [   # (header, cell) for the terminal and results.md
+    ("configuration", lambda r: r["config"]),
+    ("accel", lambda r: r["accel"]),
+    ("guest CPU", lambda r: r["cpu_model"]),
+    ("wakeups/s", lambda r: fmt_num(r.get("wakeups_per_s")) + spread(r, "wakeups_per_s")),
+    ("host CPU ms per idle s", lambda r: fmt_num(r.get("cpu_ms_per_s")) + spread(r, "cpu_ms_per_s")),
+    ("latency p50/p99/max µs", latency_cell),
+    ("sleep 10/100/1000 late ms", sleep_cell),
+    ("drift ms", lambda r: fmt(r.get("drift_ms"), "+.2f")),
+    ("boot s", boot_cell),
+]
+
+
+def table_lines(rows, markdown):
+    header = [h for h, _ in TABLE]
+    ok = [[f(r) for _, f in TABLE] for r in rows if r["status"] == "ok"]
+    if markdown:
+        lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(TABLE)]
+        for r in rows:
+            c = [f(r) for _, f in TABLE] if r["status"] == "ok" else \
+                [r["config"], r["accel"], r["cpu_model"], r["status"]] + [""] * (len(TABLE) - 4)
+            lines.append("| " + " | ".join(c) + " |")
+        return lines
+    widths = [max(len(c[i]) for c in [header] + ok) for i in range(len(TABLE))]
+
+    def line(c):
+        return "  ".join(x.ljust(w) for x, w in zip(c, widths)).rstrip()
+    out = [line(header)]
+    for r in rows:     # a row that did not run shows its status instead of numbers
+        out.append(line([f(r) for _, f in TABLE]) if r["status"] == "ok" else
+                   line([r["config"], r["accel"], r["cpu_model"]]) + "  " + r["status"])
+    return out
+
+
+# ------------------------------------------------------------ targets
+
+def targets(rows):
+    """Issue 6's targets, each with what was measured and met / missed."""
+    by = {r["config"]: r for r in rows if r["status"] == "ok" and r["accel"] == "tcg"}
+
+    def get(name, key):
+        return by.get(name, {}).get(key)
+    out = []
+
+    def add(what, measured, ok):
+        out.append((what, measured, "n/a" if ok is None else ("met" if ok else "MISSED")))
+
+    tickless = [n for n in by if n.startswith("tickless")]
+    linux_amd = get("linux-amd64", "wakeups_per_s")
+    hz1000 = get("periodic-1000", "wakeups_per_s")
+    for n in tickless:
+        w = get(n, "wakeups_per_s")
+        add(f"{n}: ≤ 0.2 wakeups/s", f"{fmt_num(w)}/s", w <= 0.2)
+        if linux_amd is not None:
+            add(f"{n}: fewer wakeups than tickless Linux", f"{fmt_num(w)} vs {fmt_num(linux_amd)}/s", w < linux_amd)
+        if hz1000 is not None:
+            add(f"{n}: ≥ 1000x fewer wakeups than periodic HZ=1000",
+                f"{fmt_num(hz1000 / w) if w else '∞'}x", w == 0 or hz1000 / w >= 1000)
+    floor = get("floor", "cpu_ms_per_s")
+    for n in tickless:
+        c = get(n, "cpu_ms_per_s")
+        if floor:
+            add(f"{n}: host CPU within 2x of the floor", f"{fmt_num(c)} vs {fmt_num(floor)} ms/s "
+                f"({c / floor:.1f}x)", c <= 2 * floor)
+        lc = get("linux-amd64", "cpu_ms_per_s")
+        if lc is not None:
+            add(f"{n}: host CPU ≥ 10x lower than tickless Linux", f"{lc / c:.0f}x", lc / c >= 10)
+        pc = get("periodic-1000", "cpu_ms_per_s")
+        if pc is not None:
+            add(f"{n}: host CPU ≥ 100x lower than periodic HZ=1000", f"{pc / c:.0f}x", pc / c >= 100)
+    for n in tickless:
+        lat = get(n, "latency")
+        if lat:
+            add(f"{n}: latency p99 ≤ 100 µs (TCG)", f"{lat['p99']} µs", lat["p99"] <= 100)
+            for ln in ("linux-686", "linux-amd64"):
+                ll = get(ln, "latency")
+                if ll:
+                    add(f"{n}: p99 better than {ln}'s cyclictest", f"{lat['p99']} vs {ll['p99']} µs",
+                        lat["p99"] < ll["p99"])
+    lull = [r for r in by.values() if r["kind"] == "lull" and r.get("boot_s") is not None]
+    if lull:
+        b = [r["boot_s"] for r in lull]
+        first = min(r["first_byte_s"] for r in lull)
+        add("boot to prompt with -kernel ≤ 150 ms (TCG)", f"{min(b) * 1000:.0f}–{max(b) * 1000:.0f} ms "
+            f"(medians per row; first serial byte from {first * 1000:.0f} ms)", max(b) <= 0.150)
+    add("timer wheel vs binary heap (host micro-benchmark)", "not part of this bench yet", None)
+    return out
+
+
+# ------------------------------------------------------------ files
+
+CSV_FIELDS = ["config", "what", "kind", "status", "accel", "qemu", "qemu_version", "cpu_model", "host_cpu",
+              "append", "tick", "package", "reps", "idle_s", "wakeups_per_s", "wakeups_per_s_min",
+              "wakeups_per_s_max", "all_irqs_per_s", "cpu_ms_per_s", "cpu_ms_per_s_min", "cpu_ms_per_s_max",
+              "halted_pct", "lat_n", "lat_min_us", "lat_avg_us", "lat_p50_us", "lat_p99_us", "lat_max_us",
+              "sleep10_late_ms", "sleep100_late_ms", "sleep1000_late_ms", "sleep_base_ms",
+              "drift_ms", "drift_ppm", "boot_s", "first_byte_s", "boot_iso_s", "boot_to_init_s",
+              "top_causes", "notes"]
+
+
+def csv_row(r, info):
+    d = {k: r.get(k) for k in CSV_FIELDS}
+    d.update(qemu_version=info["QEMU"], host_cpu=info["host CPU"], reps=len(r["reps"]),
+             idle_s=r.get("span_s"), notes="; ".join(r["notes"]))
+    lat = r.get("latency") or {}
+    for k in ("n", "min", "avg", "p50", "p99", "max"):
+        d[f"lat_{k}" + ("" if k == "n" else "_us")] = lat.get(k)
+    for ms in SLEEPS_MS:
+        d[f"sleep{ms}_late_ms"] = (r.get("sleep_overshoot_ms") or {}).get(ms)
+    return {k: (f"{v:.6g}" if isinstance(v, float) else v) for k, v in d.items()}
+
+
+def write_all(rows, info, out, plots=True):
+    lines = table_lines(rows, markdown=False)
+    print("\n" + "\n".join(lines) + "\n")
+    with open(os.path.join(out, "results.json"), "w") as f:     # every repetition, for re-plotting
+        json.dump(dict(machine=info, rows=rows), f, indent=1, default=str)
+    with open(os.path.join(out, "results.csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=CSV_FIELDS)
+        w.writeheader()
+        for r in rows:
+            w.writerow(csv_row(r, info))
+    pictures = []
+    if plots:
+        try:
+            import plots as plotting
+            pictures = plotting.draw_all(rows, out)
+        except ImportError as e:
+            print(f"bench: no pictures ({e}; tools/install-deps bench installs python3-matplotlib)")
+    md = markdown(rows, info, pictures)
+    with open(os.path.join(out, "results.md"), "w") as f:
+        f.write(md)
+    for what, measured, verdict in targets(rows):
+        print(f"target: {verdict:6} {what}: {measured}")
+    print(f"\nbench: {os.path.join(out, 'results.md')}, results.csv" +
+          (", " + ", ".join(pictures) if pictures else ""))
+
+
+def markdown(rows, info, pictures):
+    md = ["# lull benchmark results", ""]
+    md += [f"- **{k}**: {v}" for k, v in info.items()]
+    md += ["", "Wakeups/s: lull counts every wakeup from halt over the idle window (`idle`); for Linux, "
+           "the interrupts of the timer lines of /proc/interrupts (LOC, `timer`, `hpet*`; every line "
+           "is in results.csv as all_irqs_per_s). Host CPU: the QEMU process, all threads, from "
+           "/proc/PID/task/*/schedstat, over the idle window less its first and last half second. "
+           "Both: median of the repetitions (min–max in brackets). "
+           "Latency: a cyclictest loop with a 1 ms period. Sleep: how much later than asked "
+           "`sleep MS` returned, timed from the host. Drift: guest uptime minus host time over "
+           "the idle window. Boot: QEMU start to the prompt (host clock).", ""]
+    md += table_lines(rows, markdown=True)
+    md += ["", "## Per configuration", "",
+           "| configuration | what | boot options | tick | top wakeup causes (first window) | notes |",
+           "|---|---|---|---|---|---|"]
+    for r in rows:
+        notes = "; ".join(([] if r["status"] == "ok" else [r["status"]]) + r["notes"] +
+                          ([f"package {r['package']}"] if r.get("package") else []))
+        md.append(f"| {r['config']} | {r['what']} | `{r['append']}` | {r.get('tick', '')} | "
+                  f"{r.get('top_causes', '')} | {notes} |")
+    md += ["", "## Targets (issue 6)", ""]
+    short = [r["span_s"] for r in rows if r.get("span_s") and r["kind"] == "lull" and r["span_s"] < 20]
+    if short:   # the wakeup that ends `idle` itself is 1/N per second
+        md += [f"Judged on this run's {min(short):.0f} s windows; the targets are meant for a full run's "
+               f"20 s (the one wakeup that ends `idle` is already {1 / min(short):.2f}/s here).", ""]
+    md += ["| target | measured | |", "|---|---|---|"]
+    md += [f"| {w} | {m} | {v} |" for w, m, v in targets(rows)]
+    if pictures:
+        md += ["", "## Pictures", ""] + [f"![{p}]({p})" for p in pictures]
+    return "\n".join(md) + "\n"
