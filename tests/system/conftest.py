@@ -208,3 +208,18 @@ def boot(request):
 def vm(boot):
     """A default machine at its prompt."""
     return boot()
+
+
+# Timing assertions run under emulation on a shared host: a stall of the
+# host (not of lull) can stretch one measurement, as the calibration and
+# benchmark notes explain.  Tests in these modules get one rerun; a real
+# timing bug fails both runs.  (pytest-rerunfailures, Debian's
+# python3-pytest-rerunfailures.)
+TIMING_MODULES = {"test_time.py", "test_dyntick.py", "test_selftest.py", "test_bochs.py",
+                  "test_bench_smoke.py"}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if os.path.basename(str(item.fspath)) in TIMING_MODULES:
+            item.add_marker(pytest.mark.flaky(reruns=1))
