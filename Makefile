@@ -48,7 +48,7 @@ OBJS     := $(patsubst %.c,$(BUILD)/%.o,$(C_SRCS)) $(patsubst %.asm,$(BUILD)/%.o
 # Rebuild everything when HZ changes: it is baked into the objects.
 HZ_STAMP := $(BUILD)/.hz-$(HZ)
 
-.PHONY: all iso run debug test unit system clean deps bench FORCE
+.PHONY: all iso run debug test unit system clean deps bench bench-timers FORCE
 all: $(BUILD)/lull.elf $(BUILD)/lull.asm $(BUILD)/lull.sym
 
 deps:
@@ -147,9 +147,24 @@ test: all iso
 # ---------------------------------------------------------------- bench
 # Results in $(BUILD)/bench/: results.md, results.csv, *.png, logs/; the
 # Linux reference kernels are fetched into $(BUILD)/bench/linux/.
-bench: $(BUILD)/lull.elf $(BUILD)/lull.iso
+bench: $(BUILD)/lull.elf $(BUILD)/lull.iso bench-timers
 	@tools/install-deps bench
 	BUILD=$(BUILD) ACCEL=$(ACCEL) $(PYTHON) bench/bench.py $(if $(QUICK),--quick)
+
+# The timer core on the host against a binary-heap baseline (bench/timer_bench.c);
+# wall-clock ns/op, then instruction counts under callgrind (load-independent).
+$(BUILD)/timer_bench: bench/timer_bench.c kernel/time/timer.c tests/unit/host_arch.c | deps
+	@mkdir -p $(BUILD)
+	$(HOSTCC) -std=gnu11 -O2 -Wall -Wextra -Werror -Iinclude -DLULL_HOST -DCONFIG_HZ=$(HZ) \
+	  -o $@ bench/timer_bench.c kernel/time/timer.c tests/unit/host_arch.c
+bench-timers: $(BUILD)/timer_bench
+	@mkdir -p $(BUILD)/bench
+	$(BUILD)/timer_bench $(if $(QUICK),10) | tee $(BUILD)/bench/timer-core.txt
+	@if command -v valgrind >/dev/null; then \
+	  valgrind --tool=callgrind --callgrind-out-file=$(BUILD)/bench/timer-core.callgrind \
+	    $(BUILD)/timer_bench 100 > /dev/null 2> $(BUILD)/bench/timer-core.valgrind; \
+	  grep -E "Collected" $(BUILD)/bench/timer-core.valgrind | tee -a $(BUILD)/bench/timer-core.txt; \
+	fi
 
 clean:
 	rm -rf $(BUILD) .gdbinit
