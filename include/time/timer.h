@@ -46,7 +46,8 @@ void timer_run_expired(uint32_t now);
 
 /* Earliest pending expiry (exact), false if none; before the base if a
  * timer is already due.  Cost: a scan of the per-level occupancy bitmaps
- * plus one bucket's list per level — never every bucket. */
+ * plus one cached earliest timer per level (a bucket's list is walked only
+ * after its earliest timer was deleted or fired) — never every bucket. */
 bool timer_next_expiry(uint32_t *expires);
 /* The name of that earliest timer (of one of them, if several share the
  * expiry), NULL if none is pending: for wakeup accounting. */
