@@ -16,18 +16,8 @@
 #include "time/hrtimer.h"
 #include "errno.h"
 
-extern bool host_irqs_disabled;
-extern jmp_buf *host_panic_catch;
-extern char host_last_panic[256];
+#include "host_test.h"
 
-static uint64_t rng_state;
-static uint64_t rnd64(void)
-{
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return rng_state * 2685821657736338717ull;
-}
 static uint64_t rnd_below(uint64_t n) { return rnd64() % n; }
 
 struct tt {

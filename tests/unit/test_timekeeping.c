@@ -18,19 +18,11 @@
 #include "time/timekeeping.h"
 #include "errno.h"
 
-extern bool host_irqs_disabled;
 
 typedef unsigned __int128 u128;
 
-static uint64_t rng_state;
-static uint64_t rnd64(void)
-{
-	/* xorshift64*: deterministic per seed, good enough to pick steps. */
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return rng_state * 2685821657736338717ull;
-}
+#include "host_test.h"
+
 static uint64_t rnd_below(uint64_t n) { return n ? rnd64() % n : 0; }
 
 struct fake_counter {

@@ -20,18 +20,8 @@
 
 #include "time/timer.h"
 
-extern bool host_irqs_disabled;
-extern jmp_buf *host_panic_catch;
-extern char host_last_panic[256];
+#include "host_test.h"
 
-static uint64_t rng_state;
-static uint32_t rnd32(void)
-{
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return (uint32_t)((rng_state * 2685821657736338717ull) >> 32);
-}
 static uint32_t rnd_below(uint32_t n) { return rnd32() % n; }
 
 #define NT 128
