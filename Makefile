@@ -132,7 +132,7 @@ unit_sources = $(shell sed -n 's,^// SOURCES: *,,p' $(1))
 $(UNIT_DIR)/test_%: tests/unit/test_%.c $$(call unit_sources,tests/unit/test_$$*.c) $(HZ_STAMP) | deps
 	@mkdir -p $(UNIT_DIR)
 	@echo "  HOSTCC  $@"
-	@$(HOSTCC) $(UNIT_CFLAGS) -MD -MP -MF $@.d -o $@ $< $$(sed -n 's,^// SOURCES: *,,p' $<) -lcmocka
+	@$(HOSTCC) $(UNIT_CFLAGS) -MD -MP -MF $@.d -o $@ $< $$(sed -n 's,^// SOURCES: *,,p' $<) -lcmocka -lm
 
 unit: $(UNIT_TESTS)
 	@set -e; for t in $(UNIT_TESTS); do echo "== $$t"; $$t; done

@@ -69,6 +69,9 @@ def sleep_cell(row):
 
 def boot_cell(row):
     parts = [fmt(row.get("boot_s"), ".2f")]
+    if row.get("kind") == "lull" and row.get("boot_s") is not None and row.get("first_byte_s") is not None:
+        # QEMU's part (start to the first serial byte) and lull's own.
+        parts[0] += f" (lull {(row['boot_s'] - row['first_byte_s']) * 1000:.0f} ms)"
     if row.get("boot_iso_s") is not None:
         parts.append(f"ISO {row['boot_iso_s']:.2f}")
     if row.get("boot_to_init_s") is not None:
@@ -159,8 +162,10 @@ def targets(rows):
     if lull:
         b = [r["boot_s"] for r in lull]
         first = min(r["first_byte_s"] for r in lull)
+        own = [r["boot_s"] - r["first_byte_s"] for r in lull if r.get("first_byte_s") is not None]
         add("boot to prompt with -kernel ≤ 150 ms (TCG)", f"{min(b) * 1000:.0f}–{max(b) * 1000:.0f} ms "
-            f"(medians per row; first serial byte from {first * 1000:.0f} ms)", max(b) <= 0.150)
+            f"(medians per row; first serial byte from {first * 1000:.0f} ms; lull's own part, first "
+            f"byte to prompt, {min(own) * 1000:.0f}–{max(own) * 1000:.0f} ms)", max(b) <= 0.150)
     add("timer wheel vs binary heap (host micro-benchmark)", "not part of this bench yet", None)
     return out
 

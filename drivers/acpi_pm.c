@@ -123,7 +123,8 @@ int acpi_pm_init(void)
 		int64_t ppm = ((int64_t)cal.freq_hz - ACPI_PM_FREQ_HZ) * PPM / ACPI_PM_FREQ_HZ;
 		uint32_t mag = (uint32_t)((ppm < 0 ? -ppm : ppm) / 100);   /* hundredths of a % */
 		ksnprintf(verdict, sizeof(verdict), "checked against %s: %c%u.%02u%%%s%s", cal.ref,
-		          ppm < 0 ? '-' : '+', mag / 100, mag % 100, rc ? "; " : "", rc ? cal.error : "");
+		          mag == 0 ? '+' : ppm < 0 ? '-' : '+', mag / 100, mag % 100,
+		          rc ? "; " : "", rc ? cal.error : "");
 	}
 	if (rc)
 		acpi_pm_clocksource.flags |= CLOCK_SOURCE_UNSTABLE;

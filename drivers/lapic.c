@@ -20,6 +20,7 @@
 #include "errno.h"
 #include "irq.h"
 #include "kprintf.h"
+#include "kstring.h"
 #include "paging.h"
 #include "panic.h"
 #include "time/clockevent.h"
@@ -83,6 +84,7 @@ enum {
 
 static uintptr_t lapic_regs;        /* mapped registers, 0 if no APIC */
 static uint64_t timer_hz;           /* the timer's rate after the divider */
+static bool timer_calibrated_against_tsc;  /* so it follows the TSC's refinement */
 static bool timer_stopped_for_good; /* lapic_timer_stop() was called */
 /* "lapic" and "tsc-deadline" share the LVT timer entry and its vector:
  * the one that programmed it last gets the interrupts, and only it may
@@ -313,6 +315,21 @@ static void tsc_deadline_init(void)
 		panic("lapic_init: the time core refused tsc-deadline");
 }
 
+/* The TSC's rate was measured again (drivers/tsc.c).  tsc-deadline counts
+ * TSC cycles; and if the bus timer was calibrated against the TSC, what that
+ * measured was its ratio to the TSC, so its rate moves by the same ppm. */
+void lapic_tsc_rate_changed(uint64_t old_hz, uint64_t new_hz)
+{
+	if (tsc_deadline_clockevent.mult)       /* registered */
+		clockevents_update_freq(&tsc_deadline_clockevent, new_hz);
+	if (lapic_clockevent.mult && timer_calibrated_against_tsc && old_hz) {
+		int64_t diff = (int64_t)new_hz - (int64_t)old_hz;   /* within 1% */
+		uint64_t hz = timer_hz + (uint64_t)((int64_t)timer_hz * diff / (int64_t)old_hz);
+		if (clockevents_update_freq(&lapic_clockevent, hz) == 0)
+			timer_hz = hz;
+	}
+}
+
 int lapic_init(void)
 {
 	if (!cpu.has_cpuid || !(cpu.feat_edx & CPUID_1_EDX_APIC)) {
@@ -346,6 +363,7 @@ int lapic_init(void)
 		return rc;
 	}
 	timer_hz = cal.freq_hz;
+	timer_calibrated_against_tsc = strcmp(cal.ref, "tsc") == 0;
 	kprintf("lapic: at 0x%08x (version 0x%02x), timer %llu.%03llu MHz "
 	        "(bus / %u, calibrated against %s, spread %u ppm)\n",
 	        phys, version, (unsigned long long)(timer_hz / 1000000),

@@ -20,6 +20,8 @@
 #include "kprintf.h"
 #include "panic.h"
 #include "time/clocksource.h"
+#include "time/jiffies.h"
+#include "time/timer.h"
 #include "x86.h"
 
 /* The plausible range: no x86 CPU has run slower than 1 MHz or faster
@@ -36,6 +38,13 @@
  *   below).  lull never changes P-states and idles only with hlt, so it is
  *   still right here, and still worth more than the HPET or the PM timer:
  *   reading it costs 50 times less. */
+/* The boot calibration takes a few ms (kernel/calibrate.c); one second
+ * later we measure again over the whole second, as Linux does ("Refined TSC
+ * clocksource calibration").  One second: 500 times the boot window, so
+ * ~1 ppm of the reference, and short enough that the 24-bit PM timer
+ * (4.7 s per wrap) can still be the reference. */
+#define TSC_REFINE_AFTER_S      1
+
 #define TSC_RATING_INVARIANT    300
 #define TSC_RATING_VARIANT      280
 
@@ -70,9 +79,19 @@ static struct clocksource tsc_clocksource = {
 	.flags = CLOCK_SOURCE_CONTINUOUS,
 };
 
+static struct calibration boot_cal;     /* kept for the refinement */
+static struct timer refine_timer;
+static char about[96];                  /* for the `clocksource` listing */
+
 uint64_t tsc_freq_hz(void)
 {
 	return tsc_clocksource.freq_hz;
+}
+
+static void print_mhz(char *buf, size_t size, uint64_t hz)
+{
+	ksnprintf(buf, size, "%llu.%03llu MHz", (unsigned long long)(hz / 1000000),
+	          (unsigned long long)(hz / 1000 % 1000));
 }
 
 int tsc_init(void)
@@ -83,22 +102,60 @@ int tsc_init(void)
 	}
 	bool invariant = cpu.ext_feat_edx & CPUID_8000_0007_EDX_INVARIANT_TSC;
 
-	struct calibration cal;
+	struct calibration *cal = &boot_cal;
 	int rc = calibrate_counter(tsc_read_for_calibration, tsc_clocksource.mask,
-	                           &tsc_clocksource, TSC_MIN_HZ, TSC_MAX_HZ, &cal);
+	                           &tsc_clocksource, TSC_MIN_HZ, TSC_MAX_HZ, cal);
 	if (rc) {
 		kprintf("tsc: not used: calibration against %s failed (%s, %llu Hz)\n",
-		        cal.ref, cal.error, (unsigned long long)cal.freq_hz);
+		        cal->ref, cal->error, (unsigned long long)cal->freq_hz);
 		return rc;
 	}
 
-	kprintf("tsc: %llu.%03llu MHz (calibrated against %s, spread %u ppm), %s\n",
-	        (unsigned long long)(cal.freq_hz / 1000000),
-	        (unsigned long long)(cal.freq_hz / 1000 % 1000),
-	        cal.ref, cal.spread_ppm, invariant ? "invariant" : "not invariant");
-	tsc_clocksource.freq_hz = cal.freq_hz;
+	char mhz[24];
+	print_mhz(mhz, sizeof(mhz), cal->freq_hz);
+	kprintf("tsc: %s (calibrated against %s, %u x %u ms, spread %u ppm), %s\n",
+	        mhz, cal->ref, CALIBRATE_RUNS, cal->window_us / 1000, cal->spread_ppm,
+	        invariant ? "invariant" : "not invariant");
+	ksnprintf(about, sizeof(about), "calibrated at boot against %s in %u ms (spread %u ppm)",
+	          cal->ref, cal->spent_us / 1000, cal->spread_ppm);
+	tsc_clocksource.about = about;
+	tsc_clocksource.freq_hz = cal->freq_hz;
 	tsc_clocksource.rating = invariant ? TSC_RATING_INVARIANT : TSC_RATING_VARIANT;
 	if (clocksource_register(&tsc_clocksource))
 		panic("tsc_init: the time core refused the TSC");
 	return 0;
+}
+
+/* A second after boot: the whole second as one calibration window.  No
+ * message on the console (it would land in the middle of whatever the
+ * user is typing); `clocksource` shows the outcome. */
+static void tsc_refine(struct timer *t)
+{
+	UNUSED(t);
+	struct refinement r;
+	char mhz[24];
+	int rc = calibrate_refine(tsc_read_for_calibration, tsc_clocksource.mask, &boot_cal, &r);
+	print_mhz(mhz, sizeof(mhz), r.freq_hz);
+	uint64_t old_hz = tsc_clocksource.freq_hz;
+	if (rc == 0 && clocksource_change_rate(&tsc_clocksource, r.freq_hz) == 0) {
+		lapic_tsc_rate_changed(old_hz, r.freq_hz);
+		ksnprintf(about, sizeof(about), "refined against %s over %llu ms: %+d ppm from boot's",
+		          boot_cal.ref, (unsigned long long)(r.span_ns / NSEC_PER_MSEC), r.change_ppm);
+	} else if (rc == -EINVAL) {
+		/* QUIRK-free on every machine tried; on real hardware a TSC that
+		 * changed speed (a P-state change) would land here. */
+		ksnprintf(about, sizeof(about), "boot calibration kept: refinement against %s "
+		          "measured %s (%+d ppm)", boot_cal.ref, mhz, r.change_ppm);
+	} else {
+		ksnprintf(about, sizeof(about), "boot calibration kept: refinement against %s "
+		          "impossible (error %d)", boot_cal.ref, rc);
+	}
+}
+
+void tsc_refine_later(void)
+{
+	if (tsc_clocksource.freq_hz == 0 || boot_cal.ref_cs == NULL)
+		return;     /* no TSC, or calibrated against the PIT */
+	timer_init(&refine_timer, tsc_refine, "tsc-refine");
+	timer_mod(&refine_timer, jiffies + TSC_REFINE_AFTER_S * tick_hz);
 }

@@ -46,27 +46,49 @@ void hpet_stop(void);       /* halt the HPET main counter (no-op without one) */
  * its counter's width over one tick's count (0 if the device is absent). */
 
 uint64_t tsc_freq_hz(void);     /* calibrated TSC rate, 0 if none */
+void tsc_refine_later(void);    /* measure it again 1 s from now (needs the tick) */
+void lapic_tsc_rate_changed(uint64_t old_hz, uint64_t new_hz);  /* its timers follow */
 void lapic_timer_stop(void);    /* the local APIC timer, for good (`floor`) */
 
 /* kernel/calibrate.c: measure how fast a counter counts, against the best
  * reference there is: the highest-rated registered clocksource that keeps
  * counting on its own (CLOCK_SOURCE_CONTINUOUS) other than `self`, else PIT
- * channel 2.  read() returns the counter, counting up, `mask` wide.  Three
- * runs of CALIBRATE_WINDOW_US; the median must lie in [min_hz, max_hz] and
- * the runs must agree within CALIBRATE_MAX_SPREAD_PPM.  Returns 0, or
- * -EINVAL (implausible or unstable result) / -ETIME (the reference stopped),
- * with cal->error saying which.  cal->ref is set either way. */
-#define CALIBRATE_WINDOW_US         50000   /* 50 ms: why, in kernel/calibrate.c */
+ * channel 2.  read() returns the counter, counting up, `mask` wide.  Five
+ * runs of a 2 ms window (longer while they disagree; 50 ms on the PIT); the
+ * median must lie in [min_hz, max_hz] and the middle three runs agree
+ * within CALIBRATE_MAX_SPREAD_PPM.  Returns 0, or -EINVAL (implausible or
+ * unstable result) / -ETIME (the reference stopped), with cal->error saying
+ * which.  cal->ref is set either way. */
+#define CALIBRATE_RUNS              5
 #define CALIBRATE_MAX_SPREAD_PPM    10000   /* 1%: further apart, a counter changed speed */
 struct clocksource;
 struct calibration {
 	uint64_t freq_hz;           /* median of the runs */
-	uint32_t spread_ppm;        /* (fastest - slowest) / median, in ppm */
+	uint32_t spread_ppm;        /* (fastest - slowest of the middle three) / median */
+	uint32_t window_us;         /* the window of the runs that counted */
+	uint32_t spent_us;          /* time spent in windows, all tries */
 	const char *ref;            /* the reference's name: "hpet", "pit", ... */
 	const char *error;          /* why it failed, NULL on success */
+	/* For calibrate_refine: the reference (NULL for the PIT) and both
+	 * counters at the end of the last run. */
+	struct clocksource *ref_cs;
+	uint64_t ref_mark, count_mark;
 };
 int calibrate_counter(uint64_t (*read)(void), uint64_t mask,
                       const struct clocksource *self,
                       uint64_t min_hz, uint64_t max_hz, struct calibration *cal);
+
+/* Measure the same counter again, from the end of its calibration to now,
+ * against the same reference: one window as long as the time since (0.1 to
+ * 10 s), no waiting.  Returns 0 with *out filled, -ENODEV (the reference
+ * was the PIT), -ERANGE (too soon, too late, or the reference may have
+ * wrapped), or -EINVAL (moved more than 1%: out->freq_hz says to what). */
+struct refinement {
+	uint64_t freq_hz;
+	uint64_t span_ns;           /* the window, by the reference */
+	int32_t change_ppm;         /* against cal->freq_hz */
+};
+int calibrate_refine(uint64_t (*read)(void), uint64_t mask,
+                     const struct calibration *cal, struct refinement *out);
 
 #endif

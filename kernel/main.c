@@ -62,6 +62,7 @@ void kmain(uint32_t magic, uint32_t mbi_addr)
 	floor_if_requested();           /* boot option floor: stop everything, halt */
 	selftest_run_if_requested();    /* boot option selftest: KTAP, then exit */
 	tick_init();                    /* choose the tick device and mode; start ticking */
+	tsc_refine_later();             /* a timer: measure the TSC again over 1 s */
 	uart_enable_rx_irq();           /* serial input by interrupt */
 	ps2_keyboard_init();            /* keyboard input by interrupt */
 	sti();                          /* interrupts on: the system is live */

@@ -91,6 +91,8 @@ int cmd_clocksource(int argc, char **argv)
 		kprintf(" MHz  %2u bits  %s%s\n", bits,
 		        cs->flags & CLOCK_SOURCE_CONTINUOUS ? "continuous" : "tick-based",
 		        cs->flags & CLOCK_SOURCE_UNSTABLE ? "  UNSTABLE" : "");
+		if (cs->about)
+		        kprintf("             %s\n", cs->about);
 	}
 	return 0;
 }

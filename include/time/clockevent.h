@@ -71,6 +71,11 @@ struct clock_event_device {
  * no features, a feature without its ops, min_delta_ticks 0 or above max),
  * a name over 31 characters or one already registered. */
 int clockevents_register(struct clock_event_device *dev);
+/* The device's counting rate was measured again (the TSC-deadline timer
+ * counts TSC cycles, refined a second after boot): derive mult/shift and
+ * the ns limits anew.  An event already programmed keeps its old ticks.
+ * -EINVAL (nothing changed) for 0 or a rate the limits cannot be met at. */
+int clockevents_update_freq(struct clock_event_device *dev, uint64_t freq_hz);
 struct clock_event_device *clockevents_first(void);
 struct clock_event_device *clockevents_find(const char *name);
 

@@ -33,6 +33,9 @@ struct clocksource {
 	uint64_t mask;          /* counter width: (1 << bits) - 1 */
 	uint64_t freq_hz;       /* counting rate, measured or from the spec */
 	uint32_t flags;
+	const char *about;      /* optional: where freq_hz came from, for the
+	                           `clocksource` listing ("calibrated against
+	                           hpet ...") */
 
 	/* --- derived by clocksource_register() --- */
 	uint32_t mult, shift;   /* ns = (cycles * mult) >> shift */
@@ -64,6 +67,13 @@ static inline uint64_t clocksource_cyc2ns(uint64_t cycles, uint32_t mult, uint32
  * not of the form 2^bits - 1), a name over 31 characters or one already
  * registered. */
 int clocksource_register(struct clocksource *cs);
+
+/* The driver measured its counter's rate again (drivers/tsc.c refines the
+ * TSC's a second after boot): re-derive mult/shift; if timekeeping reads
+ * this counter, it counts up to now at the old rate and on at the new one,
+ * so time does not jump.  -EINVAL (rate kept) for 0 or a rate too slow to
+ * convert. */
+int clocksource_change_rate(struct clocksource *cs, uint64_t freq_hz);
 
 /* The counter timekeeping reads now. */
 struct clocksource *clocksource_current(void);

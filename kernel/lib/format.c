@@ -11,6 +11,7 @@
 struct spec {
 	bool left;          /* '-' : pad on the right */
 	bool zero;          /* '0' : pad numbers with zeros */
+	bool plus;          /* '+' : %d shows a sign, + or - */
 	int width;          /* minimum field width */
 	int precision;      /* %s: max characters; -1 = none */
 	int length;         /* 0 = int, 1 = long, 2 = long long, 3 = size_t */
@@ -97,6 +98,8 @@ int kvformat(format_putc_fn putc, void *ctx, const char *fmt, va_list ap_in)
 				sp.left = true;
 			else if (*f == '0')
 				sp.zero = true;
+			else if (*f == '+')
+				sp.plus = true;
 			else
 				break;
 		}
@@ -142,7 +145,7 @@ int kvformat(format_putc_fn putc, void *ctx, const char *fmt, va_list ap_in)
 			int64_t v = fetch_signed(&ap, sp.length);
 			uint64_t mag = v < 0 ? -(uint64_t)v : (uint64_t)v;
 			p = render_unsigned(end, mag, 10, false);
-			emit_padded(&s, &sp, v < 0 ? "-" : "", p, (int)(end - p));
+			emit_padded(&s, &sp, v < 0 ? "-" : sp.plus ? "+" : "", p, (int)(end - p));
 			break;
 		}
 		case 'u':

@@ -92,13 +92,10 @@ static bool clockevent_name_ok(const struct clock_event_device *dev)
 	return true;
 }
 
-/* Drivers register from init code, one at a time; interrupts are off only
- * while the list changes. */
-int clockevents_register(struct clock_event_device *dev)
+/* mult/shift and the limits in ns from freq_hz and the limits in ticks.
+ * -EINVAL if the rate is too slow or the limits cannot be met. */
+static int clockevent_derive(struct clock_event_device *dev)
 {
-	if (!clockevent_valid(dev) || !clockevent_name_ok(dev))
-		return -EINVAL;
-
 	/* Convert ns -> ticks over the device's whole range (at most ten
 	 * minutes): the longest delta we will ever program. */
 	uint64_t range_s = dev->max_delta_ticks / dev->freq_hz + 1;
@@ -121,6 +118,18 @@ int clockevents_register(struct clock_event_device *dev)
 	dev->max_delta_ns = MIN(max_ns, UINT64_MAX / dev->mult);
 	if (dev->min_delta_ns > dev->max_delta_ns)
 		return -EINVAL;
+	return 0;
+}
+
+/* Drivers register from init code, one at a time; interrupts are off only
+ * while the list changes. */
+int clockevents_register(struct clock_event_device *dev)
+{
+	if (!clockevent_valid(dev) || !clockevent_name_ok(dev))
+		return -EINVAL;
+
+	if (clockevent_derive(dev))
+		return -EINVAL;
 
 	dev->event_handler = clockevents_handle_noop;
 	dev->state = CLOCK_EVT_STATE_SHUTDOWN;
@@ -138,6 +147,20 @@ int clockevents_register(struct clock_event_device *dev)
 	kprintf("clockevent: registered %s (rating %d)\n", dev->name, dev->rating);
 	tick_clockevent_registered(dev);
 	return 0;
+}
+
+int clockevents_update_freq(struct clock_event_device *dev, uint64_t freq_hz)
+{
+	if (!dev || freq_hz == 0)
+		return -EINVAL;
+	unsigned long flags = arch_irq_save();
+	struct clock_event_device old = *dev;
+	dev->freq_hz = freq_hz;
+	int rc = clockevent_derive(dev);
+	if (rc)
+		*dev = old;
+	arch_irq_restore(flags);
+	return rc;
 }
 
 struct clock_event_device *clockevents_first(void)

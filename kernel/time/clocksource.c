@@ -162,21 +162,10 @@ static bool clocksource_name_ok(const struct clocksource *cs)
 	return true;
 }
 
-/* Drivers register from init code, one at a time; interrupts are off only
- * while the list changes. */
-int clocksource_register(struct clocksource *cs)
+/* mult/shift, max_cycles and max_idle_ns from mask and freq_hz.  -EINVAL
+ * if the rate is too slow to convert. */
+static int clocksource_derive(struct clocksource *cs)
 {
-	if (!cs || !cs->name || !cs->read || cs->freq_hz == 0)
-		return -EINVAL;
-	if (!clocksource_name_ok(cs))
-		return -EINVAL;
-	if (cs->rating < CLOCKSOURCE_RATING_MIN || cs->rating > CLOCKSOURCE_RATING_MAX)
-		return -EINVAL;
-	/* A width is 2^bits - 1: all ones from bit 0 up (for 64 bits, mask + 1
-	 * wraps to 0, which passes too). */
-	if (cs->mask == 0 || (cs->mask & (cs->mask + 1)) != 0)
-		return -EINVAL;
-
 	/* Convert over the counter's whole range, but at most ten minutes: a
 	 * 64-bit TSC would otherwise ask for centuries and get a tiny mult. */
 	uint64_t range_s = cs->mask / cs->freq_hz + 1;
@@ -194,6 +183,26 @@ int clocksource_register(struct clocksource *cs)
 	no_overflow -= no_overflow >> 3;
 	cs->max_cycles = MIN(cs->mask, no_overflow);
 	cs->max_idle_ns = clocksource_cyc2ns(cs->max_cycles, cs->mult, cs->shift) / 2;
+	return 0;
+}
+
+/* Drivers register from init code, one at a time; interrupts are off only
+ * while the list changes. */
+int clocksource_register(struct clocksource *cs)
+{
+	if (!cs || !cs->name || !cs->read || cs->freq_hz == 0)
+		return -EINVAL;
+	if (!clocksource_name_ok(cs))
+		return -EINVAL;
+	if (cs->rating < CLOCKSOURCE_RATING_MIN || cs->rating > CLOCKSOURCE_RATING_MAX)
+		return -EINVAL;
+	/* A width is 2^bits - 1: all ones from bit 0 up (for 64 bits, mask + 1
+	 * wraps to 0, which passes too). */
+	if (cs->mask == 0 || (cs->mask & (cs->mask + 1)) != 0)
+		return -EINVAL;
+
+	if (clocksource_derive(cs))
+		return -EINVAL;
 
 	unsigned long flags = arch_irq_save();
 	struct clocksource **tail = &clocksource_list;
@@ -204,6 +213,28 @@ int clocksource_register(struct clocksource *cs)
 	arch_irq_restore(flags);
 
 	clocksource_reselect();
+	return 0;
+}
+
+int clocksource_change_rate(struct clocksource *cs, uint64_t freq_hz)
+{
+	if (!cs || freq_hz == 0)
+		return -EINVAL;
+	unsigned long flags = arch_irq_save();
+	uint64_t old_hz = cs->freq_hz;
+	uint32_t old_mult = cs->mult, old_shift = cs->shift;
+	cs->freq_hz = freq_hz;
+	if (clocksource_derive(cs)) {
+		cs->freq_hz = old_hz;       /* too slow: keep the old rate */
+		clocksource_derive(cs);
+		arch_irq_restore(flags);
+		return -EINVAL;
+	}
+	/* Timekeeping folds what it counted at its copy of the old rate, then
+	 * continues at the new one from here: no jump. */
+	if (cs == clocksource_cur && (cs->mult != old_mult || cs->shift != old_shift))
+		timekeeping_change_clocksource(cs);
+	arch_irq_restore(flags);
 	return 0;
 }
 

@@ -21,6 +21,8 @@
 
 static struct {
 	struct clocksource *cs;
+	uint32_t mult, shift;   /* cs's conversion when we started on it, or
+	                           last took its rate (see change_clocksource) */
 	uint64_t cycle_last;    /* counter at the last fold, masked */
 	uint64_t base_ns;       /* time at cycle_last, whole ns ... */
 	uint64_t base_frac;     /* ... plus base_frac / 2^shift ns */
@@ -64,9 +66,9 @@ static void tk_fold(void)
 		tk.cycle_last = now;
 		return;
 	}
-	uint64_t scaled = tk.base_frac + delta * tk.cs->mult;
-	tk.base_ns += scaled >> tk.cs->shift;
-	tk.base_frac = scaled & ((1ull << tk.cs->shift) - 1);
+	uint64_t scaled = tk.base_frac + delta * tk.mult;
+	tk.base_ns += scaled >> tk.shift;
+	tk.base_frac = scaled & ((1ull << tk.shift) - 1);
 	tk.cycle_last = now;
 }
 
@@ -76,6 +78,8 @@ void timekeeping_init(struct clocksource *cs)
 		panic("timekeeping_init: no clocksource");
 	unsigned long flags = arch_irq_save();
 	tk.cs = cs;
+	tk.mult = cs->mult;
+	tk.shift = cs->shift;
 	tk.cycle_last = cs->read(cs) & cs->mask;
 	tk.base_ns = 0;
 	tk.base_frac = 0;
@@ -94,7 +98,7 @@ uint64_t ktime_get_ns(void)
 		uint64_t now;
 		bool stepped_back;
 		uint64_t delta = tk_cycles_since_fold(&now, &stepped_back);
-		ns = tk.base_ns + ((tk.base_frac + delta * tk.cs->mult) >> tk.cs->shift);
+		ns = tk.base_ns + ((tk.base_frac + delta * tk.mult) >> tk.shift);
 		/* Never go backwards.  The arithmetic alone would not: a counter
 		 * that steps back (an unsynced TSC, a torn read of a 64-bit
 		 * counter in two halves) yields delta 0 here, which is less than
@@ -126,7 +130,10 @@ uint64_t timekeeping_max_idle_ns(void)
 /* Fold the old counter up to now, then restart on the new one at the same
  * base: time continues without a jump.  The sub-ns remainder is dropped (it
  * is in the old counter's units, and under 1 ns), and the instants between
- * the two reads are lost rather than counted twice. */
+ * the two reads are lost rather than counted twice.  Called with the
+ * current counter, after its rate was re-measured (clocksource_change_rate):
+ * the fold counts up to now at the old rate, and from the same reading on
+ * the new one applies. */
 void timekeeping_change_clocksource(struct clocksource *cs)
 {
 	if (cs == NULL)
@@ -138,8 +145,12 @@ void timekeeping_change_clocksource(struct clocksource *cs)
 		return;
 	}
 	tk_fold();
-	tk.cs = cs;
-	tk.cycle_last = cs->read(cs) & cs->mask;
+	if (cs != tk.cs) {
+		tk.cs = cs;
+		tk.cycle_last = cs->read(cs) & cs->mask;
+	}
+	tk.mult = cs->mult;
+	tk.shift = cs->shift;
 	tk.base_frac = 0;
 	arch_irq_restore(flags);
 }

@@ -71,8 +71,58 @@ def test_clocksource_list_and_switch_without_jump(boot):
     assert rate_against_host(vm, 2) == pytest.approx(1.0, abs=0.02)
 
 
+def wait_for_tsc_refinement(vm, limit=5.0):
+    """The clocksource listing once drivers/tsc.c has measured the TSC again
+    (a second after boot); before that the TSC's rate is the boot one."""
+    deadline = time.monotonic() + limit
+    while True:
+        out = vm.cmd("clocksource")
+        if "refine" in out or "boot calibration kept" in out or time.monotonic() > deadline:
+            return out
+        time.sleep(0.3)
+
+
+BOOT_CAL_RE = re.compile(r"tsc: (\d+\.\d+) MHz \(calibrated against (\S+), 5 x (\d+) ms, "
+                         r"spread (\d+) ppm\)")
+
+
+@pytest.mark.parametrize("shape,ref", [("pc", "hpet"), ("pc-no-hpet", "acpi_pm")])
+def test_tsc_calibrated_fast_then_refined(boot, shape, ref):
+    vm = boot(**MACHINES[shape])
+    m = BOOT_CAL_RE.search(vm.log_text())
+    assert m, vm.log_text()
+    assert m.group(2) == ref
+    # Short windows at boot (2 ms; longer only if the runs disagreed).
+    assert int(m.group(3)) in (2, 10, 50)
+    boot_mhz = float(m.group(1))
+    out = wait_for_tsc_refinement(vm)
+    r = re.search(r"^\* tsc\s+rating \d+\s+(\d+\.\d+) MHz.*\n\s+refined against (\S+) "
+                  r"over (\d+) ms: ([+-]\d+) ppm from boot's\s*$", out, re.M)
+    assert r, out
+    assert r.group(2) == ref
+    assert 900 <= int(r.group(3)) <= 3000       # about the second it waited
+    ppm = int(r.group(4))
+    assert abs(ppm) <= 2000, out                # the boot value was close
+    refined_mhz = float(r.group(1))
+    assert refined_mhz == pytest.approx(boot_mhz * (1 + ppm / 1e6), abs=0.002)
+    # Time ran on across the change without a jump: guest and host agree.
+    assert rate_against_host(vm, 2) == pytest.approx(1.0, abs=0.02)
+
+
+def test_tsc_against_the_pit_is_not_refined(boot):
+    """PIT channel 2 cannot be read without stopping to wait for it, so a TSC
+    calibrated against it keeps its boot rate."""
+    vm = boot(**MACHINES["isapc-pentium"])
+    assert BOOT_CAL_RE.search(vm.log_text()).group(2) == "pit"
+    time.sleep(1.5)
+    out = vm.cmd("clocksource")
+    assert re.search(r"^\s+calibrated at boot against pit in \d+ ms", out, re.M), out
+    assert "refined" not in out
+    assert "tsc-refine" not in vm.cmd("timers")
+
+
 def test_clocksource_errors_change_nothing(vm):
-    before = vm.cmd("clocksource")
+    before = wait_for_tsc_refinement(vm)
     assert vm.cmd("clocksource nosuch").startswith("error: no clocksource 'nosuch'")
     assert vm.cmd("clocksource a b").startswith("usage: clocksource")
     assert vm.cmd("clocksource") == before

@@ -33,6 +33,8 @@ static void test_integers(void **state)
 	CHECK_LIKE_LIBC("[%08x] [%-8x|]", 0xabcu, 0xabcu);
 	CHECK_LIKE_LIBC("[%*d] [%-*d]", 6, 7, 6, 7);
 	CHECK_LIKE_LIBC("[%*d]", -6, 7);                /* negative * = left */
+	CHECK_LIKE_LIBC("%+d %+d %+d [%+5d] [%-+5d] [%+05d]", 3, -3, 0, 42, -42, 7);
+	CHECK_LIKE_LIBC("%+lld", -9000000000ll);
 }
 
 static void test_64bit(void **state)

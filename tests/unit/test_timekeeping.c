@@ -5,13 +5,14 @@
  * advance in random steps smaller than max_cycles, with timekeeping_update()
  * between steps, as the tick would.  ktime_get_ns() must equal the true
  * elapsed time within the conversion error of mult/shift, never go
- * backwards, and not jump when the clocksource changes.
+ * backwards, and not jump when the clocksource or its rate changes.
  */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
 #include <string.h>
+#include <math.h>
 #include <cmocka.h>
 
 #include "time/clocksource.h"
@@ -237,6 +238,80 @@ static void test_switch_no_jump_no_backwards(void **state)
 	assert_true(switches > 100);
 }
 
+/* The TSC's rate is measured again a second after boot (drivers/tsc.c):
+ * time must not jump when the new rate takes over, what was counted before
+ * stays counted at the old rate, and from then on the new one applies. */
+static void check_rate_change(uint64_t boot_hz, uint64_t true_hz, unsigned bits, uint64_t seed)
+{
+	static struct fake_counter f, other;
+	clocksource_reset_for_test();
+	rng_state = seed;
+	fake_init(&f, "tsc", 300, boot_hz, bits);
+	fake_init(&other, "hpet", 250, 14318180, 32);
+	f.value = f.cs.mask - rnd_below(1u << 16);     /* wraps along the way */
+	assert_int_equal(clocksource_register(&other.cs), 0);
+	assert_int_equal(clocksource_register(&f.cs), 0);
+	assert_ptr_equal(clocksource_current(), &f.cs);
+
+	/* One true second, in folded steps, counted at the boot rate. */
+	uint64_t cycles = 0;
+	while (cycles < true_hz) {
+		uint64_t step = 1 + rnd_below(true_hz / 50);
+		step = MIN(step, true_hz - cycles);
+		f.value += step;
+		cycles += step;
+		timekeeping_update();
+	}
+	/* And a tenth more not yet folded: the change must count it at the old rate. */
+	f.value += true_hz / 10;
+	cycles += true_hz / 10;
+	uint64_t t1 = ktime_get_ns();
+	long double seen = (long double)cycles * 1e9L / (long double)boot_hz;
+	if (fabsl((long double)t1 - seen) > seen * 1e-6L + 2) {
+		print_error("%llu Hz: 1 s at %llu Hz read as %llu ns, want %.0Lf\n", (unsigned long long)boot_hz,
+		            (unsigned long long)true_hz, (unsigned long long)t1, seen);
+		fail();
+	}
+
+	/* A rate change of a counter timekeeping does not read changes no time. */
+	assert_int_equal(clocksource_change_rate(&other.cs, 14318000), 0);
+	assert_true(ktime_get_ns() == t1);
+	assert_int_equal(clocksource_change_rate(&f.cs, 0), -EINVAL);
+	assert_true(f.cs.freq_hz == boot_hz);
+
+	unsigned reads = f.reads;
+	assert_int_equal(clocksource_change_rate(&f.cs, true_hz), 0);
+	assert_true(f.cs.freq_hz == true_hz);
+	assert_true(f.reads - reads <= 1);      /* one fold, no second reading */
+	uint64_t t2 = ktime_get_ns();
+	assert_true(t2 >= t1 && t2 - t1 <= 1);  /* no jump */
+	assert_false(host_irqs_disabled);
+
+	/* Ten more true seconds, now at the right rate. */
+	for (int i = 0; i < 1000; i++) {
+		f.value += true_hz / 100;
+		if (rnd_below(4))
+			timekeeping_update();
+	}
+	uint64_t elapsed = ktime_get_ns() - t2;
+	long double want = 10e9L;
+	long double err = fabsl((long double)elapsed - want);
+	if (err > want * ns_error_per_cycle(&f.cs) * (long double)true_hz / 1e9L + 2) {
+		print_error("%llu -> %llu Hz: 10 s measured as %llu ns\n", (unsigned long long)boot_hz,
+		            (unsigned long long)true_hz, (unsigned long long)elapsed);
+		fail();
+	}
+}
+
+static void test_rate_change_no_jump(void **state)
+{
+	(void)state;
+	check_rate_change(2596150000ull, 2596141000ull, 64, 11);   /* -3.5 ppm, as measured */
+	check_rate_change(2400000000ull, 2424000000ull, 64, 12);   /* +1% */
+	check_rate_change(3579545, 3579000, 24, 13);               /* a narrow counter */
+	check_rate_change(100000000, 99000000, 32, 14);            /* a shift change too */
+}
+
 /* A 64-bit counter that steps back (unsynced TSC): time holds, then goes on. */
 static void test_counter_step_back_holds_time(void **state)
 {
@@ -284,6 +359,7 @@ int main(void)
 		cmocka_unit_test_setup(test_switch_no_jump_no_backwards, reset),
 		cmocka_unit_test_setup(test_counter_step_back_holds_time, reset),
 		cmocka_unit_test_setup(test_delta_at_max_cycles, reset),
+		cmocka_unit_test_setup(test_rate_change_no_jump, reset),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
