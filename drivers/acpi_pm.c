@@ -26,6 +26,7 @@
 #define ACPI_PM_MASK_32         0xFFFFFFFFu /* with the FADT's TMR_VAL_EXT */
 #define ACPI_PM_CHECK_READS     2000        /* reads in the monotonic check */
 #define ACPI_PM_TOLERANCE_DIV   100         /* off by more than 1/100: not usable */
+#define ACPI_PM_CHECK_PPM       1000        /* the check's precision: 0.1% decides 1% */
 #define PPM                     1000000     /* parts per million in a whole */
 
 static uint16_t port;
@@ -113,7 +114,8 @@ int acpi_pm_init(void)
 	char verdict[80];
 	rc = calibrate_counter(acpi_pm_counter, mask, &acpi_pm_clocksource,
 	                       ACPI_PM_FREQ_HZ - ACPI_PM_FREQ_HZ / ACPI_PM_TOLERANCE_DIV,
-	                       ACPI_PM_FREQ_HZ + ACPI_PM_FREQ_HZ / ACPI_PM_TOLERANCE_DIV, &cal);
+	                       ACPI_PM_FREQ_HZ + ACPI_PM_FREQ_HZ / ACPI_PM_TOLERANCE_DIV,
+	                       ACPI_PM_CHECK_PPM, &cal);
 	if (rc == -ETIME) {
 		ksnprintf(verdict, sizeof(verdict), "rate not checked (no reference)");
 		rc = 0;

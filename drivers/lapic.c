@@ -70,6 +70,10 @@ enum {
 
 #define LAPIC_TIMER_MIN_HZ      1000000ULL      /* plausible rates after the divider: */
 #define LAPIC_TIMER_MAX_HZ      1000000000ULL   /* outside, the measurement went wrong */
+/* 100 ppm: a timer 1 s ahead fires within 100 us of its time; earlier is
+ * caught by the clockevents core, and a TSC-calibrated one follows the
+ * TSC's later refinement. */
+#define LAPIC_TIMER_CALIBRATE_PPM   100
 
 /* Smallest count, 16 (0.26 us under QEMU, ~2.5 us at a 100 MHz bus): the
  * timer cannot miss (writing the initial count starts a full countdown),
@@ -295,7 +299,8 @@ static int lapic_timer_calibrate(struct calibration *cal)
 	lapic_write(LAPIC_LVT_TIMER, LVT_MASKED | LVT_TIMER_ONESHOT | VEC_LAPIC_TIMER);
 	lapic_write(LAPIC_TIMER_INITIAL, LAPIC_COUNT_MAX);
 	int rc = calibrate_counter(lapic_timer_elapsed, LAPIC_COUNT_MAX, NULL,
-	                           LAPIC_TIMER_MIN_HZ, LAPIC_TIMER_MAX_HZ, cal);
+	                           LAPIC_TIMER_MIN_HZ, LAPIC_TIMER_MAX_HZ,
+	                           LAPIC_TIMER_CALIBRATE_PPM, cal);
 	lapic_write(LAPIC_TIMER_INITIAL, 0);
 	return rc;
 }

@@ -44,6 +44,8 @@
  * ~1 ppm of the reference, and short enough that the 24-bit PM timer
  * (4.7 s per wrap) can still be the reference. */
 #define TSC_REFINE_AFTER_S      1
+/* Good enough until then: 100 ppm is 100 us in that first second. */
+#define TSC_BOOT_CALIBRATE_PPM  100
 
 #define TSC_RATING_INVARIANT    300
 #define TSC_RATING_VARIANT      280
@@ -104,7 +106,8 @@ int tsc_init(void)
 
 	struct calibration *cal = &boot_cal;
 	int rc = calibrate_counter(tsc_read_for_calibration, tsc_clocksource.mask,
-	                           &tsc_clocksource, TSC_MIN_HZ, TSC_MAX_HZ, cal);
+	                           &tsc_clocksource, TSC_MIN_HZ, TSC_MAX_HZ,
+	                           TSC_BOOT_CALIBRATE_PPM, cal);
 	if (rc) {
 		kprintf("tsc: not used: calibration against %s failed (%s, %llu Hz)\n",
 		        cal->ref, cal->error, (unsigned long long)cal->freq_hz);

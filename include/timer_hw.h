@@ -54,9 +54,10 @@ void lapic_timer_stop(void);    /* the local APIC timer, for good (`floor`) */
  * reference there is: the highest-rated registered clocksource that keeps
  * counting on its own (CLOCK_SOURCE_CONTINUOUS) other than `self`, else PIT
  * channel 2.  read() returns the counter, counting up, `mask` wide.  Five
- * runs of a 2 ms window (longer while they disagree; 50 ms on the PIT); the
- * median must lie in [min_hz, max_hz] and the middle three runs agree
- * within CALIBRATE_MAX_SPREAD_PPM.  Returns 0, or -EINVAL (implausible or
+ * runs of a 1 ms window, five times longer while the middle three disagree
+ * by more than want_ppm (up to 50 ms; always 50 ms on the PIT); the median
+ * must lie in [min_hz, max_hz] and those three agree within
+ * CALIBRATE_MAX_SPREAD_PPM.  Returns 0, or -EINVAL (implausible or
  * unstable result) / -ETIME (the reference stopped), with cal->error saying
  * which.  cal->ref is set either way. */
 #define CALIBRATE_RUNS              5
@@ -76,7 +77,8 @@ struct calibration {
 };
 int calibrate_counter(uint64_t (*read)(void), uint64_t mask,
                       const struct clocksource *self,
-                      uint64_t min_hz, uint64_t max_hz, struct calibration *cal);
+                      uint64_t min_hz, uint64_t max_hz, uint32_t want_ppm,
+                      struct calibration *cal);
 
 /* Measure the same counter again, from the end of its calibration to now,
  * against the same reference: one window as long as the time since (0.1 to

@@ -19,10 +19,10 @@
  * QEMU TCG) plus one of its ticks (0.28 us for the PM timer, 0.84 us for
  * the PIT).  sample() brackets each read of the reference between two reads
  * of the counter and keeps the narrowest of a few tries, which leaves
- * about 0.1 us.  So a 2 ms window is good to ~50-100 ppm, a PC crystal's
- * own tolerance, and costs 2 ms of boot, not 50.  When the runs disagree by
- * more than that (a loaded host, an SMI), the window grows fivefold, to 10
- * and then 50 ms, and the runs start over.  PIT channel 2 has no cheap
+ * about 0.1 us.  So a 1 ms window is good to ~100 ppm, a PC crystal's own
+ * tolerance, and costs 1 ms of boot, not 50.  When the runs disagree by
+ * more than the caller needs (a loaded host, an SMI), the window grows
+ * fivefold, to 5, 25 and then 50 ms, and the runs start over.  PIT channel 2 has no cheap
  * read to bracket with (see run_against_pit), so against it every run takes
  * the longest wait it can time: 50 ms (65535 ticks = 54.9 ms).
  *
@@ -45,10 +45,9 @@
 
 /* Windows against a clocksource: start short, grow while the runs
  * disagree by more than CALIBRATE_GOOD_SPREAD_PPM (see above). */
-#define CALIBRATE_WINDOW_MIN_US     2000
+#define CALIBRATE_WINDOW_MIN_US     1000
 #define CALIBRATE_WINDOW_GROWTH     5
 #define CALIBRATE_WINDOW_MAX_US     50000
-#define CALIBRATE_GOOD_SPREAD_PPM   100
 
 /* Against the PIT: one long wait and a short one per run (run_against_pit). */
 #define CALIBRATE_PIT_WINDOW_US     50000
@@ -208,7 +207,8 @@ static int calibrate_runs(struct clocksource *ref, counter_read_fn read, uint64_
 
 int calibrate_counter(uint64_t (*read)(void), uint64_t mask,
                       const struct clocksource *self,
-                      uint64_t min_hz, uint64_t max_hz, struct calibration *cal)
+                      uint64_t min_hz, uint64_t max_hz, uint32_t want_ppm,
+                      struct calibration *cal)
 {
 	struct clocksource *ref = best_reference(self);
 	*cal = (struct calibration){ .ref = ref ? ref->name : "pit", .ref_cs = ref };
@@ -218,10 +218,10 @@ int calibrate_counter(uint64_t (*read)(void), uint64_t mask,
 		uint32_t window_us = CALIBRATE_WINDOW_MIN_US;
 		for (;;) {
 			rc = calibrate_runs(ref, read, mask, window_us, cal);
-			if (rc || cal->spread_ppm <= CALIBRATE_GOOD_SPREAD_PPM ||
+			if (rc || cal->spread_ppm <= want_ppm ||
 			    window_us >= CALIBRATE_WINDOW_MAX_US)
 				break;
-			window_us *= CALIBRATE_WINDOW_GROWTH;
+			window_us = MIN(window_us * CALIBRATE_WINDOW_GROWTH, CALIBRATE_WINDOW_MAX_US);
 		}
 	} else {
 		/* The first wait on the PIT runs code for the first time (QEMU

@@ -29,7 +29,8 @@
  *     HZ=1000).
  *
  * Cost:
- *   timer_mod, timer_del    O(1).
+ *   timer_mod, timer_del    O(1).  A re-arm whose new expiry falls in the
+ *                           bucket the timer is already in only updates it.
  *   timer_run_expired       O(1) per timer fired and per timer cascaded (at
  *                           most 4 cascades in a timer's life), plus a scan
  *                           of the occupancy bitmaps (16 words) per jiffy
@@ -131,7 +132,7 @@ static void bucket_mark(unsigned b, bool occupied)
 }
 
 /* Which bucket a timer expiring at `expires` goes in, seen from the base. */
-static unsigned wheel_bucket_for(uint32_t expires)
+static inline unsigned wheel_bucket_for(uint32_t expires)
 {
 	uint32_t delta = expires - wheel.base;
 	if ((int32_t)delta < 0)         /* already due: with the next jiffy */
@@ -144,22 +145,47 @@ static unsigned wheel_bucket_for(uint32_t expires)
 	return lv->first + ((expires >> lv->shift) & (lv->size - 1));
 }
 
-/* Put t at the head of its bucket (t->expires set, interrupts off). */
-static void wheel_place(struct timer *t)
+/* Put t at the head of bucket b, the one wheel_bucket_for(t->expires)
+ * names (interrupts off). */
+static void bucket_insert(struct timer *t, unsigned b)
 {
-	unsigned b = wheel_bucket_for(t->expires);
 	struct timer *min = wheel.bucket_min[b];
-	if (!wheel.bucket[b])
-		wheel.bucket_min[b] = t;        /* the only one */
-	else if (min && (int32_t)(t->expires - min->expires) < 0)
-		wheel.bucket_min[b] = t;        /* earlier than the known earliest */
 	t->next = wheel.bucket[b];
-	if (t->next)
+	if (!t->next) {
+		wheel.bucket_min[b] = t;        /* the only one */
+		bucket_mark(b, true);
+	} else {
+		if (min && (int32_t)(t->expires - min->expires) < 0)
+			wheel.bucket_min[b] = t;        /* earlier than the known earliest */
 		t->next->pprev = &t->next;
+	}
 	wheel.bucket[b] = t;
 	t->pprev = &wheel.bucket[b];
 	t->bucket = (uint16_t)b;
-	bucket_mark(b, true);
+}
+
+/* Put t in its bucket (t->expires set, interrupts off). */
+static void wheel_place(struct timer *t)
+{
+	bucket_insert(t, wheel_bucket_for(t->expires));
+}
+
+/* Re-arm a pending t whose new expiry maps to the bucket it is already in
+ * (interrupts off).  Buckets are unordered, so it stays where it is: no
+ * list splicing, no neighbours touched; only the bucket's cached earliest
+ * timer may change.  The common re-arm of a timeout pushed a little
+ * further out (the shell's key timer, on every key) takes this path. */
+static void wheel_rekey(struct timer *t, uint32_t expires)
+{
+	struct timer **min = &wheel.bucket_min[t->bucket];
+	bool later = (int32_t)(expires - t->expires) > 0;
+	t->expires = expires;
+	if (*min == t) {
+		if (later)
+			*min = NULL;            /* maybe no longer the earliest: unknown until asked */
+	} else if (*min && (int32_t)(expires - (*min)->expires) < 0) {
+		*min = t;
+	}
 }
 
 /* Take t off whatever list it is on: a bucket or the running list. */
@@ -197,10 +223,10 @@ static struct timer *bucket_take(unsigned b)
 static int level_scan(const struct wheel_level *lv, unsigned from)
 {
 	const uint32_t *map = &wheel.occupied[lv->first / BITS_PER_WORD];
-	unsigned nwords = lv->size / BITS_PER_WORD;
+	unsigned nwords = lv->size / BITS_PER_WORD;     /* a power of two: & wraps, no divide */
 	unsigned from_bit = from % BITS_PER_WORD;
 	for (unsigned i = 0; i <= nwords; i++) {
-		unsigned w = (from / BITS_PER_WORD + i) % nwords;
+		unsigned w = (from / BITS_PER_WORD + i) & (nwords - 1);
 		uint32_t bits = map[w];
 		if (i == 0)
 			bits &= ~0u << from_bit;
@@ -310,11 +336,17 @@ int timer_mod(struct timer *t, uint32_t expires)
 		panic("timer_mod: %s has no function", t->name ? t->name : "?");
 	unsigned long flags = arch_irq_save();
 	int was_pending = timer_pending(t);
-	if (was_pending)
-		wheel_unlink(t);
-	t->expires = expires;
-	wheel_place(t);
-	wheel.count++;
+	unsigned b = wheel_bucket_for(expires);
+	/* (A timer waiting on the running list has TIMER_BUCKET_RUNNING, no b.) */
+	if (was_pending && t->bucket == b) {
+		wheel_rekey(t, expires);
+	} else {
+		if (was_pending)
+			wheel_unlink(t);
+		t->expires = expires;
+		bucket_insert(t, b);
+		wheel.count++;
+	}
 	arch_irq_restore(flags);
 	return was_pending;
 }

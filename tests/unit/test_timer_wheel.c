@@ -272,6 +272,83 @@ static void test_random_against_model(void **state)
 		random_sequence(1000 + variant, variant, 6000);
 }
 
+/* Re-arming pending timers a little earlier or later, so the new expiry
+ * often falls in the bucket the timer is already in (timer_mod then only
+ * updates it and the bucket's cached earliest timer), against the model. */
+static void test_random_nudges_against_model(void **state)
+{
+	(void)state;
+	for (unsigned variant = 0; variant < 6; variant++) {
+		rng_state = 2000 + variant;
+		start_at(start_for(variant));
+		for (unsigned i = 0; i < NT; i++)
+			model_arm(&T[i], random_expiry());
+		check_model();
+		for (unsigned op = 0; op < 6000; op++) {
+			struct tt *x = &T[rnd_below(NT)];
+			unsigned r = rnd_below(100);
+			if (!x->armed || r < 5)
+				model_arm(x, random_expiry());
+			else if (r < 75)
+				/* -32 .. +31 jiffies */
+				model_arm(x, x->expires - 32 + rnd_below(64));
+			else if (r < 85)
+				model_arm(x, x->expires);
+			else if (r < 90)
+				model_del(x);
+			else
+				run(model_base - 1 + 1 + rnd_below(r < 97 ? 50 : 5000));
+			check_model();
+		}
+		assert_true(fired_total > 0);
+	}
+}
+
+/* The cases of a re-arm within a bucket, one by one: the cached earliest
+ * timer moving later (unknown until the next query), another timer moving
+ * before it, a move that changes nothing, and an already-due timer. */
+static void test_rearm_within_bucket(void **state)
+{
+	(void)state;
+	uint32_t next;
+	start_at(0);
+	model_arm(&T[0], 1000);         /* level 1, block 3: jiffies 768 .. 1023 */
+	model_arm(&T[1], 1010);
+	model_arm(&T[2], 1020);
+	check_model();                  /* 1000, and T[0] cached as earliest */
+	model_arm(&T[0], 1015);         /* the earliest moves later */
+	check_model();                  /* 1010 */
+	model_arm(&T[2], 800);          /* another moves before the earliest */
+	check_model();                  /* 800 */
+	model_arm(&T[1], 1005);         /* neither earliest before nor after */
+	check_model();
+	model_arm(&T[2], 800);          /* the same expiry again */
+	check_model();
+	assert_int_equal(timer_count(), 3);
+	run(1023);
+	assert_int_equal(T[2].fired_at, 800);
+	assert_int_equal(T[1].fired_at, 1005);
+	assert_int_equal(T[0].fired_at, 1015);
+	assert_false(timer_next_expiry(&next));
+
+	/* Already due: in the base's level-0 bucket, and still there when
+	 * re-armed to another past jiffy or to the base itself. */
+	start_at(1000);
+	run(1000);                      /* base 1001 */
+	model_arm(&T[0], 990);
+	model_arm(&T[1], 1001);
+	check_model();                  /* 990 */
+	model_arm(&T[0], 995);
+	check_model();                  /* 995: re-armed later, still earliest */
+	model_arm(&T[0], 1001);
+	check_model();                  /* 1001 */
+	model_arm(&T[1], 980);
+	check_model();                  /* 980 */
+	run(1001);
+	assert_int_equal(T[0].fired_at, 1001);
+	assert_int_equal(T[1].fired_at, 1001);
+}
+
 /* ------------------------------------------------------------ exactness */
 
 static void test_exact_jiffy_every_level(void **state)
@@ -650,6 +727,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_random_against_model),
+		cmocka_unit_test(test_random_nudges_against_model),
+		cmocka_unit_test(test_rearm_within_bucket),
 		cmocka_unit_test(test_exact_jiffy_every_level),
 		cmocka_unit_test(test_current_bucket_both_ways),
 		cmocka_unit_test(test_one_long_run_fires_all_in_order),
