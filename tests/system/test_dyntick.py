@@ -87,7 +87,13 @@ def test_486_cannot_skip(boot):
 def test_periodic_wakes_hz_times_a_second(boot, hz):
     vm = boot(append=f"tick=periodic hz={hz}")
     rate, _ = idle(vm, 3)
-    assert hz * 0.95 <= rate <= hz * 1.05, rate
+    # Never more than HZ.  Fewer is the host's doing: QEMU's periodic LAPIC
+    # timer drops a period it could not deliver in time, and at HZ=1000 a
+    # host stall of over 1 ms does that.  Idle on this 2-core host, the same
+    # boot measured 910-975/s at HZ=1000 (the build before this bound, too);
+    # dyntick on the same device would be ~0.05/s and dyntick on the PIT
+    # ~19/s, so 85% still tells periodic apart.
+    assert hz * 0.85 <= rate <= hz * 1.05, rate
 
 
 def test_dyntick_on_pit_wakes_hz_over_max_skip(boot):
