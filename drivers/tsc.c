@@ -29,15 +29,6 @@
 #define TSC_MIN_HZ  1000000ULL
 #define TSC_MAX_HZ  20000000000ULL
 
-/* Ratings (scale in include/time/clocksource.h).
- * Invariant, 300: fast and precise, "desired".  Its rate is fixed by the
- *   hardware whatever the power state ("Invariant TSC").
- * Not invariant, 280: the top of "good".  Its rate follows the core clock,
- *   so a P-state change (firmware-driven SpeedStep on a laptop) would make
- *   time run fast or slow, and on some old CPUs it stops in idle (QUIRK
- *   below).  lull never changes P-states and idles only with hlt, so it is
- *   still right here, and still worth more than the HPET or the PM timer:
- *   reading it costs 50 times less. */
 /* The boot calibration takes a few ms (kernel/calibrate.c); one second
  * later we measure again over the whole second, as Linux does ("Refined TSC
  * clocksource calibration").  One second: 500 times the boot window, so
@@ -47,6 +38,15 @@
 /* Good enough until then: 100 ppm is 100 us in that first second. */
 #define TSC_BOOT_CALIBRATE_PPM  100
 
+/* Ratings (scale in include/time/clocksource.h).
+ * Invariant, 300: fast and precise, "desired".  Its rate is fixed by the
+ *   hardware whatever the power state ("Invariant TSC").
+ * Not invariant, 280: the top of "good".  Its rate follows the core clock,
+ *   so a P-state change (firmware-driven SpeedStep on a laptop) would make
+ *   time run fast or slow, and on some old CPUs it stops in idle (QUIRK
+ *   below).  lull never changes P-states and idles only with hlt, so it is
+ *   still right here, and still worth more than the HPET or the PM timer:
+ *   reading it costs 50 times less. */
 #define TSC_RATING_INVARIANT    300
 #define TSC_RATING_VARIANT      280
 
@@ -136,17 +136,17 @@ static void tsc_refine(struct timer *t)
 {
 	UNUSED(t);
 	struct refinement r;
-	char mhz[24];
 	int rc = calibrate_refine(tsc_read_for_calibration, tsc_clocksource.mask, &boot_cal, &r);
-	print_mhz(mhz, sizeof(mhz), r.freq_hz);
 	uint64_t old_hz = tsc_clocksource.freq_hz;
 	if (rc == 0 && clocksource_change_rate(&tsc_clocksource, r.freq_hz) == 0) {
 		lapic_tsc_rate_changed(old_hz, r.freq_hz);
 		ksnprintf(about, sizeof(about), "refined against %s over %llu ms: %+d ppm from boot's",
 		          boot_cal.ref, (unsigned long long)(r.span_ns / NSEC_PER_MSEC), r.change_ppm);
 	} else if (rc == -EINVAL) {
-		/* QUIRK-free on every machine tried; on real hardware a TSC that
+		/* Moved more than 1%: not seen on any machine tried; a TSC that
 		 * changed speed (a P-state change) would land here. */
+		char mhz[24];
+		print_mhz(mhz, sizeof(mhz), r.freq_hz);
 		ksnprintf(about, sizeof(about), "boot calibration kept: refinement against %s "
 		          "measured %s (%+d ppm)", boot_cal.ref, mhz, r.change_ppm);
 	} else {

@@ -22,9 +22,10 @@
  * about 0.1 us.  So a 1 ms window is good to ~100 ppm, a PC crystal's own
  * tolerance, and costs 1 ms of boot, not 50.  When the runs disagree by
  * more than the caller needs (a loaded host, an SMI), the window grows
- * fivefold, to 5, 25 and then 50 ms, and the runs start over.  PIT channel 2 has no cheap
- * read to bracket with (see run_against_pit), so against it every run takes
- * the longest wait it can time: 50 ms (65535 ticks = 54.9 ms).
+ * fivefold, to 5, 25 and then 50 ms, and the runs start over.  PIT
+ * channel 2 has no cheap read to bracket with (see run_against_pit), so
+ * against it every run takes the longest wait it can time: 50 ms (65535
+ * ticks = 54.9 ms).
  *
  * Boot takes the short window; the TSC, the clocksource that keeps time,
  * is then measured again over a whole second by calibrate_refine() (the
@@ -44,7 +45,7 @@
 #define PARTS_PER_MILLION   1000000ULL
 
 /* Windows against a clocksource: start short, grow while the runs
- * disagree by more than CALIBRATE_GOOD_SPREAD_PPM (see above). */
+ * disagree by more than the caller's want_ppm (see above). */
 #define CALIBRATE_WINDOW_MIN_US     1000
 #define CALIBRATE_WINDOW_GROWTH     5
 #define CALIBRATE_WINDOW_MAX_US     50000

@@ -221,18 +221,16 @@ int clocksource_change_rate(struct clocksource *cs, uint64_t freq_hz)
 	if (!cs || freq_hz == 0)
 		return -EINVAL;
 	unsigned long flags = arch_irq_save();
-	uint64_t old_hz = cs->freq_hz;
-	uint32_t old_mult = cs->mult, old_shift = cs->shift;
+	struct clocksource old = *cs;
 	cs->freq_hz = freq_hz;
 	if (clocksource_derive(cs)) {
-		cs->freq_hz = old_hz;       /* too slow: keep the old rate */
-		clocksource_derive(cs);
+		*cs = old;                  /* too slow: keep the old rate */
 		arch_irq_restore(flags);
 		return -EINVAL;
 	}
 	/* Timekeeping folds what it counted at its copy of the old rate, then
 	 * continues at the new one from here: no jump. */
-	if (cs == clocksource_cur && (cs->mult != old_mult || cs->shift != old_shift))
+	if (cs == clocksource_cur && (cs->mult != old.mult || cs->shift != old.shift))
 		timekeeping_change_clocksource(cs);
 	arch_irq_restore(flags);
 	return 0;
