@@ -12,6 +12,7 @@
 #        ACCEL=tcg|kvm   (kvm only where hardware virtualization is real)
 #        GUI=1           (show the VGA window in make run)
 #        QUICK=1         (make bench: a smoke run, under 3 minutes)
+#        GDBPORT=N       (make debug: gdb on TCP port N instead of build/gdb.sock)
 
 HZ     ?= 250
 ACCEL  ?= tcg
@@ -112,11 +113,21 @@ run: $(BUILD)/lull.iso
 	@echo "lull: serial console on this terminal; Ctrl-A X quits QEMU, Ctrl-A C its monitor"
 	-$(QEMU) $(QEMU_COMMON) -cdrom $< $(QEMU_CONSOLE)
 
+# gdb talks to QEMU over a Unix socket in the build directory: no TCP port
+# to collide with another program or another user's QEMU.  GDBPORT=1234
+# (any number) listens on that TCP port instead, for tools that want one.
+comma      := ,
+GDB_SOCK   := $(BUILD)/gdb.sock
+GDB_TARGET := $(if $(GDBPORT),localhost:$(GDBPORT),$(GDB_SOCK))
+GDB_QEMU   := $(if $(GDBPORT),-gdb tcp:127.0.0.1:$(GDBPORT),\
+              -chardev socket$(comma)id=gdb$(comma)path=$(GDB_SOCK)$(comma)server=on$(comma)wait=off -gdb chardev:gdb)
+
 debug: $(BUILD)/lull.elf $(BUILD)/lull.iso
-	@printf 'file %s\ntarget remote localhost:1234\n' $(abspath $(BUILD)/lull.elf) > .gdbinit
-	@echo "lull: QEMU waits for gdb on :1234. In another terminal, run:  gdb -x .gdbinit"
-	@echo "      (or: gdb $(BUILD)/lull.elf -ex 'target remote :1234'); then 'break kmain', 'continue'"
-	-$(QEMU) $(QEMU_COMMON) -cdrom $(BUILD)/lull.iso $(QEMU_CONSOLE) -s -S
+	@printf 'file %s\ntarget remote %s\n' $(abspath $(BUILD)/lull.elf) $(GDB_TARGET) > .gdbinit
+	@echo "lull: QEMU waits for gdb at $(GDB_TARGET). In another terminal, run:  gdb -x .gdbinit"
+	@echo "      (or: gdb $(BUILD)/lull.elf -ex 'target remote $(GDB_TARGET)'); then 'break kmain', 'continue'"
+	@rm -f $(GDB_SOCK)
+	-$(QEMU) $(QEMU_COMMON) -cdrom $(BUILD)/lull.iso $(QEMU_CONSOLE) $(GDB_QEMU) -S
 
 # ---------------------------------------------------------------- tests
 UNIT_DIR := $(BUILD)/unit

@@ -11,6 +11,11 @@ QEMU runs under TCG unless ACCEL=kvm is set (only where hardware
 virtualization is real).  The whole serial log of every boot is written to
 build/test-logs/<test name>[-N].log; when a test fails, its tail is printed
 in the report.
+
+When QEMU exits or stops answering before the text a test waits for, the
+test fails with EmulatorFailure: QEMU's exit status (or "still running")
+and the tail of what it printed, QEMU's own error lines included (its
+stderr shares the pty with the serial console) -- never an empty message.
 """
 import os
 import re
@@ -48,6 +53,31 @@ MACHINE_SHAPES = {
 }
 
 
+class EmulatorFailure(AssertionError):
+    """An emulator exited, or went quiet, before the expected output."""
+
+
+def describe_exit(status, signal=None):
+    """Words for an emulator's exit: 'exit status 1', 'killed by signal 6'."""
+    if signal:
+        return f"killed by signal {signal}"
+    if status is None:
+        return "still running"
+    if status < 0:
+        return f"killed by signal {-status}"
+    if status > 128:
+        return f"exit status {status} (signal {status - 128} in a shell)"
+    return f"exit status {status}"
+
+
+def emulator_failure(what, state, tail, waited_for=None):
+    """The one message every early-exit or time-out failure prints:
+    "QEMU stopped (exit status 1) before 'lull> ' appeared; the last ..."."""
+    tail = tail[-2000:] if tail.strip() else "(it printed nothing)"
+    before = f" before {waited_for!r} appeared" if waited_for is not None else ""
+    return EmulatorFailure(f"{what} ({state}){before}; the last of its output:\n{tail}")
+
+
 class Lull:
     """One running QEMU with lull's serial console on a pty."""
 
@@ -66,16 +96,29 @@ class Lull:
         self.started = time.monotonic()
 
     # -- console ---------------------------------------------------------
+    def _wait(self, how, pattern, timeout):
+        """child.expect or expect_exact, with QEMU's fate in any failure."""
+        try:
+            return how(pattern, timeout=timeout)
+        except pexpect.EOF:
+            self.child.close()
+            exit_words = describe_exit(self.child.exitstatus, self.child.signalstatus)
+            raise emulator_failure("QEMU stopped", exit_words, self.log_text(),
+                                   pattern) from None
+        except pexpect.TIMEOUT:
+            raise emulator_failure("QEMU went quiet", f"still running after {timeout} s",
+                                   self.log_text(), pattern) from None
+
     def expect(self, pattern, timeout=10):
         """Wait for a regex on the console; return the match object."""
-        self.child.expect(pattern, timeout=timeout)
+        self._wait(self.child.expect, pattern, timeout)
         return self.child.match
 
     def expect_exact(self, text, timeout=10):
-        self.child.expect_exact(text, timeout=timeout)
+        self._wait(self.child.expect_exact, text, timeout)
 
     def wait_prompt(self, timeout=20):
-        self.child.expect_exact(PROMPT, timeout=timeout)
+        self._wait(self.child.expect_exact, PROMPT, timeout)
         return self.child.before
 
     def type(self, text, per_char=0.001):
@@ -100,7 +143,11 @@ class Lull:
 
     def wait_exit(self, timeout=20):
         """Wait for QEMU to exit; return its exit status."""
-        self.child.expect(pexpect.EOF, timeout=timeout)
+        try:
+            self.child.expect(pexpect.EOF, timeout=timeout)
+        except pexpect.TIMEOUT:
+            raise emulator_failure("QEMU did not exit", f"still running after {timeout} s",
+                                   self.log_text()) from None
         self.child.close()
         return self.child.exitstatus
 

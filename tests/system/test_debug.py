@@ -1,33 +1,34 @@
 """`make debug`'s promise: QEMU waits for gdb, and gdb finds lull's symbols
 and stops where it is told."""
 import os
-import shutil
-import socket
 import subprocess
-
-import pytest
+import time
 
 from conftest import ELF, qemu_args
 
 
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
+def gdb_socket_args(sock):
+    """QEMU's gdb stub on a Unix socket: no TCP port to find free or collide on."""
+    return ["-S", "-chardev", f"socket,id=gdb,path={sock},server=on,wait=off",
+            "-gdb", "chardev:gdb"]
 
 
-@pytest.mark.skipif(not shutil.which("gdb"), reason="gdb not installed")
-def test_gdb_attaches_and_breaks_in_kmain():
-    port = free_port()
-    args = qemu_args(extra=["-S", "-gdb", f"tcp:127.0.0.1:{port}"])
+def wait_for(path, seconds=10):
+    deadline = time.monotonic() + seconds
+    while not os.path.exists(path) and time.monotonic() < deadline:
+        time.sleep(0.01)
+
+
+def test_gdb_attaches_and_breaks_in_kmain(tmp_path):
+    sock = str(tmp_path / "gdb.sock")
+    args = qemu_args(extra=gdb_socket_args(sock))
     qemu = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
     try:
+        wait_for(sock)
         out = subprocess.run(
             ["gdb", "-batch", "-nx", ELF,
-             "-ex", f"target remote 127.0.0.1:{port}",
+             "-ex", f"target remote {sock}",
              "-ex", "break kmain", "-ex", "continue", "-ex", "bt 1",
              "-ex", "info line *$pc"],
             capture_output=True, text=True, timeout=60).stdout
@@ -43,21 +44,25 @@ def test_make_debug_writes_gdbinit(tmp_path):
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     out = subprocess.run(["make", "-n", "debug"], cwd=root, capture_output=True,
                          text=True).stdout
-    assert "target remote localhost:1234" in out
-    assert "-s -S" in out
+    assert "target remote %s" in out and "/gdb.sock > .gdbinit" in out, out
+    assert "path=build/gdb.sock,server=on,wait=off -gdb chardev:gdb -S" in out, out
+    out = subprocess.run(["make", "-n", "debug", "GDBPORT=4321"], cwd=root,
+                         capture_output=True, text=True).stdout
+    assert "localhost:4321 > .gdbinit" in out, out
+    assert "-gdb tcp:127.0.0.1:4321 -S" in out, out
 
 
-@pytest.mark.skipif(not shutil.which("gdb"), reason="gdb not installed")
-def test_wrong_multiboot_magic_is_reported_and_halts():
+def test_wrong_multiboot_magic_is_reported_and_halts(tmp_path):
     """Start lull as if a non-Multiboot loader had jumped to it: gdb zeroes
     EAX at _start."""
-    port = free_port()
-    args = qemu_args(extra=["-S", "-gdb", f"tcp:127.0.0.1:{port}"])
+    sock = str(tmp_path / "gdb.sock")
+    args = qemu_args(extra=gdb_socket_args(sock))
     qemu = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.DEVNULL)
     try:
+        wait_for(sock)
         subprocess.run(
-            ["gdb", "-batch", "-nx", ELF, "-ex", f"target remote 127.0.0.1:{port}",
+            ["gdb", "-batch", "-nx", ELF, "-ex", f"target remote {sock}",
              "-ex", "break _start", "-ex", "continue", "-ex", "set $eax = 0x1234",
              "-ex", "detach"],
             capture_output=True, text=True, timeout=60)
