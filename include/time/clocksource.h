@@ -80,6 +80,9 @@ struct clocksource *clocksource_current(void);
 
 /* Walk the registry (for the shell's listing). */
 struct clocksource *clocksource_first(void);
+/* The registered counter called `name`, or known by it ("pmtmr" is the 2005
+ * patch's name for acpi_pm); NULL if none. */
+struct clocksource *clocksource_lookup(const char *name);
 
 /* Switch timekeeping to NAME without a jump in time.  The choice sticks
  * (it becomes the preferred name) until changed again.

@@ -78,3 +78,15 @@ char *strchr(const char *s, int c)
 			return NULL;
 	}
 }
+
+/* The first place `needle` occurs in `s` (s itself for ""), or NULL.  The
+ * simple O(len(s) * len(needle)) search: lull only looks for short words in
+ * short boot options. */
+char *strstr(const char *s, const char *needle)
+{
+	size_t n = strlen(needle);
+	for (; *s; s++)
+		if (strncmp(s, needle, n) == 0)
+			return (char *)s;
+	return n ? NULL : (char *)s;
+}

@@ -106,12 +106,34 @@ static bool clocksource_usable(const struct clocksource *cs)
 	return !(cs->flags & CLOCK_SOURCE_UNSTABLE);
 }
 
+/* Other names a counter is known by.  The 2005 dyntick patch, like i386
+ * Linux of its day, called the ACPI PM timer "pmtmr" ("Using pmtmr for
+ * high-res timesource"); lull calls it acpi_pm, as Linux's clocksources
+ * have since 2.6.18.  Both are accepted wherever a name is. */
+static const struct { const char *alias, *name; } clocksource_aliases[] = {
+	{ "pmtmr", "acpi_pm" },
+};
+
+static const char *clocksource_canonical(const char *name)
+{
+	for (unsigned i = 0; i < ARRAY_SIZE(clocksource_aliases); i++)
+		if (strcmp(name, clocksource_aliases[i].alias) == 0)
+			return clocksource_aliases[i].name;
+	return name;
+}
+
 static struct clocksource *clocksource_find(const char *name)
 {
+	name = clocksource_canonical(name);
 	for (struct clocksource *cs = clocksource_list; cs; cs = cs->next)
 		if (strcmp(cs->name, name) == 0)
 			return cs;
 	return NULL;
+}
+
+struct clocksource *clocksource_lookup(const char *name)
+{
+	return name ? clocksource_find(name) : NULL;
 }
 
 /* The counter timekeeping should read: the preferred one if it is registered
@@ -261,8 +283,7 @@ int clocksource_select_by_name(const char *name)
 
 void clocksource_set_preferred(const char *name)
 {
-	if (name == NULL)
-		name = "";
+	name = name ? clocksource_canonical(name) : "";
 	size_t len = strlen(name);
 	if (len >= sizeof(clocksource_preferred_name)) {
 		kprintf("clocksource: name '%s' too long, ignored\n", name);
@@ -301,4 +322,4 @@ static int clocksource_option(const char *value)
 	clocksource_set_preferred(value);
 	return 0;
 }
-BOOT_OPTION("clocksource", clocksource_option, "timekeeping counter by name: tsc, hpet, acpi_pm, pit");
+BOOT_OPTION("clocksource", clocksource_option, "timekeeping counter by name: tsc, hpet, acpi_pm (or pmtmr), pit");

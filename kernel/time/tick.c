@@ -336,18 +336,47 @@ void tick_idle_exit(void)
 
 /* ----------------------------------------------- switching things */
 
-static struct clock_event_device *pick_device(enum tick_mode mode, const char *name)
+static uint32_t features_for(enum tick_mode mode)
 {
-	uint32_t need = mode == TICK_MODE_PERIODIC ? CLOCK_EVT_FEAT_PERIODIC :
-	                mode == TICK_MODE_DYNTICK ? (CLOCK_EVT_FEAT_PERIODIC | CLOCK_EVT_FEAT_ONESHOT) :
-	                CLOCK_EVT_FEAT_ONESHOT;
-	if (name) {
-		struct clock_event_device *d = clockevents_find(name);
-		if (d && (d->features & need) == need)
-			return d;
-		return NULL;
+	return mode == TICK_MODE_PERIODIC ? CLOCK_EVT_FEAT_PERIODIC :
+	       mode == TICK_MODE_DYNTICK ? (CLOCK_EVT_FEAT_PERIODIC | CLOCK_EVT_FEAT_ONESHOT) :
+	       CLOCK_EVT_FEAT_ONESHOT;
+}
+
+/* The device called `name` if it is registered and can run `mode`. */
+static struct clock_event_device *device_for(enum tick_mode mode, const char *name)
+{
+	uint32_t need = features_for(mode);
+	struct clock_event_device *d = name ? clockevents_find(name) : NULL;
+	return d && (d->features & need) == need ? d : NULL;
+}
+
+/* The 2005 patch's tick device, asked for by its dyntick= option: the PIT,
+ * or the local APIC with forceapic.  It applies to the patch's own modes,
+ * periodic and dyntick; tickless is not the patch's and takes the best
+ * device.  NULL: dyntick= was not given. */
+static const char *patch_device;
+
+/* The device that runs `mode`, and in *why the reason, in words:
+ *   1. the device the user named (clockevent=NAME, or `clockevent NAME`),
+ *      if it can run the mode;
+ *   2. in periodic and dyntick mode, the device dyntick= asked for;
+ *   3. the best-rated device that can.
+ * A mode switch goes through the same rule, so it comes back to the named
+ * device (or the best one) after a mode that needed another. */
+static struct clock_event_device *choose_device(enum tick_mode mode, const char **why)
+{
+	struct clock_event_device *d;
+	if ((d = device_for(mode, clockevents_preferred())) != NULL) {
+		*why = "the one chosen with clockevent";
+		return d;
 	}
-	return clockevents_best(need);
+	if (mode != TICK_MODE_TICKLESS && (d = device_for(mode, patch_device)) != NULL) {
+		*why = "the one the dyntick= option asked for";
+		return d;
+	}
+	*why = "the best-rated one that can";
+	return clockevents_best(features_for(mode));
 }
 
 /* Stop the old device, start the new one, in `mode`.  Interrupts off. */
@@ -379,19 +408,28 @@ static bool mode_allowed(enum tick_mode mode, bool verbose)
 	return true;
 }
 
+/* Say in one line when a mode switch moves the tick to another device. */
+static void announce_move(const struct tick_cpu *tc, const struct clock_event_device *dev,
+                          enum tick_mode mode, const char *why)
+{
+	if (!tc->dev || tc->dev == dev)
+		return;
+	kprintf("tick: %s now on %s, not %s: %s for %s\n", mode_names[mode], dev->name,
+	        tc->dev->name, why, mode_names[mode]);
+}
+
 int tick_set_mode(enum tick_mode mode)
 {
 	struct tick_cpu *tc = this_tick();
+	const char *why;
 	if (!mode_allowed(mode, true))
 		return -EINVAL;
-	const char *want = tc->dev ? tc->dev->name : NULL;
-	struct clock_event_device *dev = pick_device(mode, want);
-	if (!dev)
-		dev = pick_device(mode, NULL);      /* the current one can't: best that can */
+	struct clock_event_device *dev = choose_device(mode, &why);
 	if (!dev) {
 		kprintf("error: no clock event device can run %s\n", mode_names[mode]);
 		return -ENODEV;
 	}
+	announce_move(tc, dev, mode, why);
 	unsigned long f = arch_irq_save();
 	switch_to(tc, dev, mode);
 	arch_irq_restore(f);
@@ -406,10 +444,12 @@ int tick_set_device(const char *name)
 		kprintf("error: no clock event device '%s'\n", name);
 		return -ENOENT;
 	}
-	if (!pick_device(tc->mode, name)) {
+	if (!device_for(tc->mode, name)) {
 		kprintf("error: %s cannot run the %s tick (features)\n", name, mode_names[tc->mode]);
 		return -EINVAL;
 	}
+	/* The user's choice sticks: later mode switches come back to it. */
+	clockevents_set_preferred(dev->name);
 	unsigned long f = arch_irq_save();
 	switch_to(tc, dev, tc->mode);
 	arch_irq_restore(f);
@@ -472,34 +512,46 @@ void tick_init(void)
 	struct tick_cpu *tc = this_tick();
 	enum tick_mode mode = boot_mode;
 	const char *want = clockevents_preferred();
+	const char *why;
 
 	tc->hz = tick_hz;
 	tc->period_ns = period_for(tick_hz);
 	hrtimer_first_changed = hrtimer_changed;
 	timer_wheel_init(jiffies);
 
-	/* The seed's boot messages, in its words. */
+	/* The 2005 patch's boot messages, in its words and in its order: the
+	 * clocksource (i386 time_init's line), whether it can measure skipped
+	 * ticks, then the dynamic tick's registration. */
 	struct clocksource *cs = clocksource_current();
-	kprintf("dyn-tick: Registering dynamic tick timer v%s\n", TICK_DYNTICK_VERSION);
-	if (tick_skipping_suitable())
+	bool suitable = tick_skipping_suitable();
+	kprintf("Using %s for high-res timesource\n", cs ? cs->name : "(none)");
+	if (suitable)
 		kprintf("dyn-tick: Found suitable timer: %s\n", cs->name);
 	else
 		kprintf("dyn-tick: Cannot use timer %s\n", cs ? cs->name : "(none)");
+	kprintf("dyn-tick: Registering dynamic tick timer v%s\n", TICK_DYNTICK_VERSION);
 
 	if (!mode_allowed(mode, false)) {
 		kprintf("tick: %s needs a continuous clocksource, %s is not; using periodic\n",
 		        mode_names[mode], cs ? cs->name : "(none)");
 		mode = TICK_MODE_PERIODIC;
 	}
-	struct clock_event_device *dev = want ? pick_device(mode, want) : NULL;
-	if (want && !dev)
-		kprintf("tick: clockevent=%s is not there or cannot run %s; choosing by rating\n",
+	if (want && !device_for(mode, want))
+		kprintf("tick: clockevent=%s is not there or cannot run %s; choosing another\n",
 		        want, mode_names[mode]);
-	if (!dev)
-		dev = pick_device(mode, NULL);
+	/* forceapic without a usable local APIC: the patch said so and stayed
+	 * on the PIT. */
+	if (patch_device && strcmp(patch_device, "lapic") == 0 && mode != TICK_MODE_TICKLESS &&
+	    !device_for(mode, patch_device)) {
+		kprintf("dyn-tick: Cannot use local APIC\n");
+		patch_device = "pit";
+	}
+	struct clock_event_device *dev = choose_device(mode, &why);
 	if (!dev && mode != TICK_MODE_PERIODIC) {
+		kprintf(mode == TICK_MODE_DYNTICK ? "dyn-tick: Init failed\n"
+		                                  : "tick: no device can run tickless; using periodic\n");
 		mode = TICK_MODE_PERIODIC;
-		dev = pick_device(mode, NULL);
+		dev = choose_device(mode, &why);
 	}
 	if (!dev)
 		panic("tick_init: no clock event device at all");
@@ -512,13 +564,22 @@ void tick_init(void)
 	switch_to(tc, dev, mode);
 	arch_irq_restore(f);
 	wakeups_reset(ktime_get_ns());
-	if (tick_skipping_suitable())
+
+	/* The patch's last words: its skip limit and whether it is on.  Without
+	 * a suitable clocksource it stopped at "No suitable timer found".
+	 * Tickless is not the patch's mode: lull's own line below says it. */
+	if (suitable) {
 		kprintf("dyn-tick: Maximum ticks to skip limited to %llu\n",
 		        (unsigned long long)tick_max_skip());
-	kprintf(mode == TICK_MODE_PERIODIC ? "dyn-tick: Timer not enabled during boot\n"
-	                                   : "dyn-tick: Timer using dynamic tick\n");
-	kprintf("tick: %s on %s (rating %d) at HZ=%u%s\n", mode_names[mode], dev->name,
-	        dev->rating, tc->hz, boot_mode_given ? "" : " (default)");
+		if (mode == TICK_MODE_DYNTICK)
+			kprintf("dyn-tick: Timer using dynamic tick\n");
+		else if (mode == TICK_MODE_PERIODIC)
+			kprintf("dyn-tick: Timer not enabled during boot\n");
+	} else {
+		kprintf("dyn-tick: No suitable timer found\n");
+	}
+	kprintf("tick: %s on %s (rating %d, %s) at HZ=%u%s\n", mode_names[mode], dev->name,
+	        dev->rating, why, tc->hz, boot_mode_given ? "" : " (default)");
 }
 
 /* ----------------------------------------------- boot options */
@@ -551,26 +612,25 @@ static int tick_option(const char *value)
 }
 BOOT_OPTION("tick", tick_option, "tick mode: periodic, dyntick or tickless");
 
-/* The seed's own option: dyntick=enable[,forceapic] or dyntick=disable. */
+/* The 2005 patch's own option, parsed as the patch parsed it: a value that
+ * starts with "enable" turns the dynamic tick on at boot; "forceapic"
+ * anywhere in it puts the patch's modes on the local APIC instead of the
+ * PIT.  Anything else leaves the dynamic tick off: periodic, as the patch
+ * booted ("disable" is the word its help text used).  The patch took a
+ * value with none of these words silently; lull warns and ignores it. */
 static int dyntick_option(const char *value)
 {
 	if (!value)
 		return -EINVAL;
-	if (strcmp(value, "enable") == 0) {
-		/* Without forceapic the seed reprogrammed the PIT. */
-		tick_boot_set_mode(TICK_MODE_DYNTICK);
-		clockevents_set_preferred("pit");
-	} else if (strcmp(value, "enable,forceapic") == 0) {
-		tick_boot_set_mode(TICK_MODE_DYNTICK);
-		clockevents_set_preferred("lapic");
-	} else if (strcmp(value, "disable") == 0) {
-		tick_boot_set_mode(TICK_MODE_PERIODIC);
-	} else {
+	bool enable = strncmp(value, "enable", 6) == 0;
+	bool forceapic = strstr(value, "forceapic") != NULL;
+	if (!enable && !forceapic && strncmp(value, "disable", 7) != 0)
 		return -EINVAL;
-	}
+	tick_boot_set_mode(enable ? TICK_MODE_DYNTICK : TICK_MODE_PERIODIC);
+	patch_device = forceapic ? "lapic" : "pit";
 	return 0;
 }
-BOOT_OPTION("dyntick", dyntick_option, "the 2005 patch's option: enable, enable,forceapic or disable");
+BOOT_OPTION("dyntick", dyntick_option, "the 2005 patch's option: enable[,forceapic] or disable[,forceapic]");
 
 static int clockevent_option(const char *value)
 {
