@@ -368,14 +368,14 @@ static struct clock_event_device *choose_device(enum tick_mode mode, const char 
 {
 	struct clock_event_device *d;
 	if ((d = device_for(mode, clockevents_preferred())) != NULL) {
-		*why = "the one chosen with clockevent";
+		*why = "the device chosen with clockevent";
 		return d;
 	}
 	if (mode != TICK_MODE_TICKLESS && (d = device_for(mode, patch_device)) != NULL) {
-		*why = "the one the dyntick= option asked for";
+		*why = "the device dyntick= asked for";
 		return d;
 	}
-	*why = "the best-rated one that can";
+	*why = "the best-rated device that can run it";
 	return clockevents_best(features_for(mode));
 }
 
@@ -414,8 +414,8 @@ static void announce_move(const struct tick_cpu *tc, const struct clock_event_de
 {
 	if (!tc->dev || tc->dev == dev)
 		return;
-	kprintf("tick: %s now on %s, not %s: %s for %s\n", mode_names[mode], dev->name,
-	        tc->dev->name, why, mode_names[mode]);
+	kprintf("tick: %s now on %s, not %s (%s)\n", mode_names[mode], dev->name,
+	        tc->dev->name, why);
 }
 
 int tick_set_mode(enum tick_mode mode)
@@ -578,7 +578,7 @@ void tick_init(void)
 	} else {
 		kprintf("dyn-tick: No suitable timer found\n");
 	}
-	kprintf("tick: %s on %s (rating %d, %s) at HZ=%u%s\n", mode_names[mode], dev->name,
+	kprintf("tick: %s on %s (rating %d; %s) at HZ=%u%s\n", mode_names[mode], dev->name,
 	        dev->rating, why, tc->hz, boot_mode_given ? "" : " (default)");
 }
 

@@ -299,6 +299,28 @@ static void test_preferred_beats_rating(void **state)
 	assert_ptr_equal(clocksource_current(), &pit.cs);
 }
 
+/* "pmtmr", the 2005 patch's name for the ACPI PM timer, finds acpi_pm
+ * wherever a name is taken: lookup, preference, selection. */
+static void test_pmtmr_is_acpi_pm(void **state)
+{
+	(void)state;
+	static struct fake_counter tsc, pm;
+	clocksource_set_preferred("pmtmr");             /* before it registers */
+	fake_init(&tsc, "tsc", 300, 2399998000, 64);
+	fake_init(&pm, "acpi_pm", 200, 3579545, 24);
+	assert_int_equal(clocksource_register(&tsc.cs), 0);
+	assert_int_equal(clocksource_register(&pm.cs), 0);
+	assert_ptr_equal(clocksource_current(), &pm.cs);
+	assert_ptr_equal(clocksource_lookup("pmtmr"), &pm.cs);
+	assert_ptr_equal(clocksource_lookup("acpi_pm"), &pm.cs);
+	assert_null(clocksource_lookup("pmtm"));
+	assert_null(clocksource_lookup(NULL));
+	assert_int_equal(clocksource_select_by_name("tsc"), 0);
+	assert_ptr_equal(clocksource_current(), &tsc.cs);
+	assert_int_equal(clocksource_select_by_name("pmtmr"), 0);
+	assert_ptr_equal(clocksource_current(), &pm.cs);
+}
+
 static void test_preferred_unstable_falls_back(void **state)
 {
 	(void)state;
@@ -385,6 +407,7 @@ int main(void)
 		cmocka_unit_test_setup(test_preferred_unstable_falls_back, reset),
 		cmocka_unit_test_setup(test_preferred_name_too_long_ignored, reset),
 		cmocka_unit_test_setup(test_select_by_name, reset),
+		cmocka_unit_test_setup(test_pmtmr_is_acpi_pm, reset),
 		cmocka_unit_test_setup(test_mark_unstable_switches_away, reset),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
