@@ -87,4 +87,9 @@ bool tick_next_timer_ns(uint64_t *ns, enum tick_limit *limit, const char **name)
 void tick_idle_enter(void);
 void tick_idle_exit(void);
 
+#ifdef LULL_HOST
+/* Host unit tests only: forget the device, mode and boot options. */
+void tick_reset_for_test(void);
+#endif
+
 #endif

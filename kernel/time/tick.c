@@ -582,6 +582,16 @@ void tick_init(void)
 	        dev->rating, why, tc->hz, boot_mode_given ? "" : " (default)");
 }
 
+#ifdef LULL_HOST
+void tick_reset_for_test(void)
+{
+	memset(&tick_cpu0, 0, sizeof(tick_cpu0));
+	boot_mode = TICK_MODE_TICKLESS;
+	boot_mode_given = false;
+	patch_device = NULL;
+}
+#endif
+
 /* ----------------------------------------------- boot options */
 
 static int hz_option(const char *value)

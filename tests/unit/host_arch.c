@@ -5,6 +5,8 @@
  * them extern where needed):
  *   host_irqs_disabled   the simulated interrupt flag; callbacks assert it
  *   host_last_kprintf    the last line kprintf formatted
+ *   host_kprintf_log     everything kprintf formatted since the test last
+ *                        emptied it (host_kprintf_log[0] = 0), cut to fit
  *   host_panic_catch     if set, panic() longjmps there instead of aborting,
  *                        so a test can check that a broken invariant panics
  *   host_last_panic      the panic message
@@ -16,12 +18,14 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "time/arch.h"
 #include "time/clockevent.h"
 
 bool host_irqs_disabled;
 char host_last_kprintf[256];
+char host_kprintf_log[8192];
 jmp_buf *host_panic_catch;
 char host_last_panic[256];
 unsigned host_clockevent_registered_calls;
@@ -56,6 +60,8 @@ int kprintf(const char *fmt, ...)
 	va_start(ap, fmt);
 	int n = vsnprintf(host_last_kprintf, sizeof(host_last_kprintf), fmt, ap);
 	va_end(ap);
+	size_t used = strlen(host_kprintf_log);
+	snprintf(host_kprintf_log + used, sizeof(host_kprintf_log) - used, "%s", host_last_kprintf);
 	if (getenv("LULL_UNIT_VERBOSE"))
 		fputs(host_last_kprintf, stdout);
 	return n;

@@ -1,6 +1,7 @@
 /* tests/unit/host_test.h — what the host tests share: the hooks
- * tests/unit/host_arch.c exposes, and one seeded random-number generator
- * (xorshift64*: deterministic per seed, good enough to pick steps). */
+ * tests/unit/host_arch.c exposes, expect_panic() built on them, and one
+ * seeded random-number generator (xorshift64*: deterministic per seed,
+ * good enough to pick steps). */
 #ifndef LULL_HOST_TEST_H
 #define LULL_HOST_TEST_H
 
@@ -11,6 +12,27 @@
 extern bool host_irqs_disabled;         /* the simulated interrupt flag */
 extern jmp_buf *host_panic_catch;       /* set: panic() longjmps here */
 extern char host_last_panic[256];       /* the last panic message */
+extern char host_last_kprintf[256];     /* the last line kprintf formatted */
+extern char host_kprintf_log[8192];     /* all of it, until emptied */
+
+/* Run `call`, which must panic with a message starting with `prefix` (the
+ * core's "function: what" form, e.g. "timer_add: t0 is").  The panic
+ * leaves interrupts off, as the refused call had made them; the caller (a
+ * test, or a timer callback) had them on, so they are turned back on. */
+#define expect_panic(call, prefix)                                              \
+	do {                                                                    \
+		jmp_buf expect_panic_catch;                                     \
+		if (setjmp(expect_panic_catch) == 0) {                          \
+			host_panic_catch = &expect_panic_catch;                 \
+			call;                                                   \
+			host_panic_catch = NULL;                                \
+			fail_msg("no panic from %s", #call);                    \
+		}                                                               \
+		host_irqs_disabled = false;                                     \
+		if (strncmp(host_last_panic, prefix, strlen(prefix)) != 0)      \
+			fail_msg("panic \"%s\", expected \"%s...\"",            \
+			         host_last_panic, prefix);                      \
+	} while (0)
 
 static uint64_t rng_state;              /* seed it before use */
 

@@ -1,0 +1,263 @@
+// SOURCES: kernel/time/tick.c kernel/time/wakeups.c kernel/time/trace.c kernel/time/timer.c kernel/time/hrtimer.c kernel/time/clocksource.c kernel/time/timekeeping.c kernel/time/clockevents.c kernel/time/jiffies.c kernel/lib/cmdline.c kernel/lib/format.c tests/unit/host_arch.c
+/* Host tests for how the tick starts (kernel/time/tick.c, tick_init) and
+ * which device each mode runs on: the 2005 patch's dyntick= option parsed
+ * its way, its boot messages in its order and in the cases it printed them
+ * (including "Init failed", which no emulator can show), and the device
+ * rule on every mode switch.  Each test boots a fresh fake machine: a
+ * clocksource and three clock event devices shaped like QEMU's PIT, local
+ * APIC timer and TSC-deadline timer. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+#include "cmdline.h"
+#include "errno.h"
+#include "time/clockevent.h"
+#include "time/clocksource.h"
+#include "time/hrtimer.h"
+#include "time/tick.h"
+#include "host_test.h"
+
+static uint64_t fake_ns;
+static uint64_t read_fake(struct clocksource *cs) { (void)cs; return fake_ns; }
+
+static struct clocksource continuous_cs = {
+	.name = "tsc", .rating = 300, .read = read_fake, .mask = UINT64_MAX,
+	.freq_hz = 1000000000, .flags = CLOCK_SOURCE_CONTINUOUS,
+};
+/* Counts only its own tick interrupts, like the PIT as a clocksource. */
+static struct clocksource tick_counting_cs = {
+	.name = "pit", .rating = 110, .read = read_fake, .mask = UINT64_MAX,
+	.freq_hz = 1000000000,
+};
+
+static int fake_periodic(struct clock_event_device *d, unsigned hz) { (void)d, (void)hz; return 0; }
+static int fake_oneshot(struct clock_event_device *d) { (void)d; return 0; }
+static int fake_next(struct clock_event_device *d, uint64_t ticks) { (void)d, (void)ticks; return 0; }
+static int fake_shutdown(struct clock_event_device *d) { (void)d; return 0; }
+
+#define DEVICE(nm, rate, feat) {                                                 \
+	.name = nm, .rating = rate, .features = feat, .freq_hz = 1000000000,    \
+	.min_delta_ticks = 1000, .max_delta_ticks = 10000000000ull, .irq = -1,  \
+	.set_periodic = fake_periodic, .set_oneshot = fake_oneshot,             \
+	.set_next_event = fake_next, .shutdown = fake_shutdown }
+#define BOTH (CLOCK_EVT_FEAT_PERIODIC | CLOCK_EVT_FEAT_ONESHOT)
+
+static struct clock_event_device pit = DEVICE("pit", 100, BOTH);
+static struct clock_event_device lapic = DEVICE("lapic", 260, BOTH);
+static struct clock_event_device deadline = DEVICE("tsc-deadline", 270, CLOCK_EVT_FEAT_ONESHOT);
+static struct clock_event_device periodic_only = DEVICE("periodic-only", 50, CLOCK_EVT_FEAT_PERIODIC);
+
+/* A fresh machine with these devices, booted with `options`. */
+static void boot(struct clocksource *cs, struct clock_event_device **devs, const char *options)
+{
+	clocksource_reset_for_test();
+	clockevents_reset_for_test();
+	hrtimer_reset_for_test();
+	tick_reset_for_test();
+	host_kprintf_log[0] = '\0';
+	static struct cmdline cl;
+	cmdline_parse(&cl, options);
+	assert_int_equal(clocksource_register(cs), 0);
+	for (; *devs; devs++)
+		assert_int_equal(clockevents_register(*devs), 0);
+	host_kprintf_log[0] = '\0';             /* from here on: tick_init's words */
+	host_irqs_disabled = true;
+	tick_init();
+	host_irqs_disabled = false;
+}
+
+static struct clock_event_device *qemu_devices[] = { &pit, &lapic, NULL };
+static struct clock_event_device *bochs_devices[] = { &pit, &lapic, &deadline, NULL };
+
+static void assert_running(enum tick_mode mode, const struct clock_event_device *dev)
+{
+	assert_int_equal(this_tick()->mode, mode);
+	assert_ptr_equal(this_tick()->dev, dev);
+}
+
+/* `lines` (each ending in \n) stand in the log in this order. */
+static void assert_log_in_order(const char *const *lines)
+{
+	const char *at = host_kprintf_log;
+	for (; *lines; lines++) {
+		const char *found = strstr(at, *lines);
+		if (!found)
+			fail_msg("'%s' not (in order) in:\n%s", *lines, host_kprintf_log);
+		at = found + strlen(*lines);
+	}
+}
+
+static void assert_logged(const char *text, bool want)
+{
+	if ((strstr(host_kprintf_log, text) != NULL) != want)
+		fail_msg("'%s' %s in:\n%s", text, want ? "missing" : "unexpected", host_kprintf_log);
+}
+
+/* ------------------------------------------------------------ dyntick= */
+
+struct option_case {
+	const char *options;
+	enum tick_mode mode;
+	struct clock_event_device *dev;
+};
+
+static void test_dyntick_option_parsed_as_the_patch_did(void **state)
+{
+	(void)state;
+	const struct option_case cases[] = {
+		{ "", TICK_MODE_TICKLESS, &lapic },                     /* lull's default */
+		{ "dyntick=enable", TICK_MODE_DYNTICK, &pit },
+		{ "dyntick=enabled", TICK_MODE_DYNTICK, &pit },          /* strncmp's prefix */
+		{ "dyntick=enable,forceapic", TICK_MODE_DYNTICK, &lapic },
+		{ "dyntick=enable+forceapic!", TICK_MODE_DYNTICK, &lapic },   /* strstr anywhere */
+		{ "dyntick=forceapic,enable", TICK_MODE_PERIODIC, &lapic },
+		{ "dyntick=forceapic", TICK_MODE_PERIODIC, &lapic },
+		{ "dyntick=disable", TICK_MODE_PERIODIC, &pit },
+		{ "dyntick=sometimes", TICK_MODE_TICKLESS, &lapic },     /* warned, ignored */
+		{ "dyntick=enable tick=tickless", TICK_MODE_TICKLESS, &lapic },
+		{ "tick=tickless dyntick=enable", TICK_MODE_DYNTICK, &pit },  /* the last word wins */
+		{ "dyntick=enable clockevent=lapic", TICK_MODE_DYNTICK, &lapic },
+	};
+	for (unsigned i = 0; i < ARRAY_SIZE(cases); i++) {
+		boot(&continuous_cs, qemu_devices, cases[i].options);
+		if (this_tick()->mode != cases[i].mode || this_tick()->dev != cases[i].dev)
+			fail_msg("'%s': %s on %s, want %s on %s", cases[i].options,
+			         tick_mode_name(this_tick()->mode), this_tick()->dev->name,
+			         tick_mode_name(cases[i].mode), cases[i].dev->name);
+	}
+}
+
+/* ------------------------------------------------------------ messages */
+
+static void test_boot_lines_in_the_patchs_order(void **state)
+{
+	(void)state;
+	boot(&continuous_cs, qemu_devices, "dyntick=enable");
+	const char *const lines[] = {
+		"Using tsc for high-res timesource\n",
+		"dyn-tick: Found suitable timer: tsc\n",
+		"dyn-tick: Registering dynamic tick timer v" TICK_DYNTICK_VERSION "\n",
+		"dyn-tick: Maximum ticks to skip limited to",
+		"dyn-tick: Timer using dynamic tick\n",
+		"tick: dyntick on pit (rating 100; the device dyntick= asked for)",
+		NULL,
+	};
+	assert_log_in_order(lines);
+	assert_logged("Timer not enabled", false);
+
+	boot(&continuous_cs, qemu_devices, "dyntick=disable");
+	assert_logged("dyn-tick: Timer not enabled during boot\n", true);
+	assert_logged("Timer using dynamic tick", false);
+
+	/* Tickless is lull's, not the patch's: neither of its last words. */
+	boot(&continuous_cs, qemu_devices, "");
+	assert_logged("Timer using dynamic tick", false);
+	assert_logged("Timer not enabled", false);
+	assert_logged("tick: tickless on lapic (rating 260; the best-rated device that can run it)", true);
+}
+
+static void test_no_suitable_timer_stops_the_patch_early(void **state)
+{
+	(void)state;
+	boot(&tick_counting_cs, qemu_devices, "dyntick=enable");
+	const char *const lines[] = {
+		"Using pit for high-res timesource\n",
+		"dyn-tick: Cannot use timer pit\n",
+		"dyn-tick: Registering dynamic tick timer",
+		"dyn-tick: No suitable timer found\n",
+		NULL,
+	};
+	assert_log_in_order(lines);
+	assert_logged("Maximum ticks", false);
+	assert_logged("Timer ", false);
+	assert_running(TICK_MODE_PERIODIC, &pit);
+}
+
+static void test_forceapic_without_an_apic(void **state)
+{
+	(void)state;
+	struct clock_event_device *no_apic[] = { &pit, NULL };
+	boot(&continuous_cs, no_apic, "dyntick=enable,forceapic");
+	assert_logged("dyn-tick: Cannot use local APIC\n", true);
+	assert_running(TICK_MODE_DYNTICK, &pit);
+	/* Not asked for, not said. */
+	boot(&continuous_cs, no_apic, "dyntick=enable");
+	assert_logged("Cannot use local APIC", false);
+}
+
+static void test_init_failed_when_no_device_can_run_dyntick(void **state)
+{
+	(void)state;
+	struct clock_event_device *no_both[] = { &periodic_only, &deadline, NULL };
+	boot(&continuous_cs, no_both, "dyntick=enable");
+	assert_logged("dyn-tick: Init failed\n", true);
+	assert_logged("Timer using dynamic tick", false);
+	assert_logged("dyn-tick: Timer not enabled during boot\n", true);
+	assert_running(TICK_MODE_PERIODIC, &periodic_only);
+}
+
+/* ------------------------------------------------------------ switches */
+
+static void test_each_mode_takes_its_device_and_says_when_it_moves(void **state)
+{
+	(void)state;
+	boot(&continuous_cs, bochs_devices, "");
+	assert_running(TICK_MODE_TICKLESS, &deadline);
+
+	host_kprintf_log[0] = '\0';
+	assert_int_equal(tick_set_mode(TICK_MODE_PERIODIC), 0);
+	assert_running(TICK_MODE_PERIODIC, &lapic);
+	assert_string_equal(host_kprintf_log, "tick: periodic now on lapic, not tsc-deadline "
+	                                      "(the best-rated device that can run it)\n");
+	host_kprintf_log[0] = '\0';
+	assert_int_equal(tick_set_mode(TICK_MODE_DYNTICK), 0);
+	assert_running(TICK_MODE_DYNTICK, &lapic);
+	assert_string_equal(host_kprintf_log, "");                  /* no move, no word */
+	assert_int_equal(tick_set_mode(TICK_MODE_TICKLESS), 0);
+	assert_running(TICK_MODE_TICKLESS, &deadline);               /* back */
+	assert_string_equal(host_kprintf_log, "tick: tickless now on tsc-deadline, not lapic "
+	                                      "(the best-rated device that can run it)\n");
+
+	/* A device the user names sticks across switches it can run. */
+	assert_int_equal(tick_set_device("pit"), 0);
+	assert_running(TICK_MODE_TICKLESS, &pit);
+	host_kprintf_log[0] = '\0';
+	assert_int_equal(tick_set_mode(TICK_MODE_PERIODIC), 0);
+	assert_int_equal(tick_set_mode(TICK_MODE_TICKLESS), 0);
+	assert_running(TICK_MODE_TICKLESS, &pit);
+	assert_string_equal(host_kprintf_log, "");
+	/* Refused: it cannot run the mode; nothing changes. */
+	assert_int_equal(tick_set_device("periodic-only"), -ENOENT);
+	host_kprintf_log[0] = '\0';
+	assert_int_equal(tick_set_mode(TICK_MODE_PERIODIC), 0);
+	assert_int_equal(tick_set_device("tsc-deadline"), -EINVAL);
+	assert_running(TICK_MODE_PERIODIC, &pit);
+}
+
+static void test_dyntick_option_leaves_tickless_to_the_best(void **state)
+{
+	(void)state;
+	boot(&continuous_cs, bochs_devices, "dyntick=enable");
+	assert_running(TICK_MODE_DYNTICK, &pit);
+	assert_int_equal(tick_set_mode(TICK_MODE_TICKLESS), 0);
+	assert_running(TICK_MODE_TICKLESS, &deadline);
+	assert_int_equal(tick_set_mode(TICK_MODE_PERIODIC), 0);
+	assert_running(TICK_MODE_PERIODIC, &pit);                  /* the patch's tick */
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_dyntick_option_parsed_as_the_patch_did),
+		cmocka_unit_test(test_boot_lines_in_the_patchs_order),
+		cmocka_unit_test(test_no_suitable_timer_stops_the_patch_early),
+		cmocka_unit_test(test_forceapic_without_an_apic),
+		cmocka_unit_test(test_init_failed_when_no_device_can_run_dyntick),
+		cmocka_unit_test(test_each_mode_takes_its_device_and_says_when_it_moves),
+		cmocka_unit_test(test_dyntick_option_leaves_tickless_to_the_best),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
