@@ -160,5 +160,5 @@ void tsc_refine_later(void)
 	if (tsc_clocksource.freq_hz == 0 || boot_cal.ref_cs == NULL)
 		return;     /* no TSC, or calibrated against the PIT */
 	timer_init(&refine_timer, tsc_refine, "tsc-refine");
-	timer_mod(&refine_timer, jiffies + TSC_REFINE_AFTER_S * tick_hz);
+	timer_add(&refine_timer, jiffies + TSC_REFINE_AFTER_S * tick_hz);
 }

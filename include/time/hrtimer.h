@@ -4,6 +4,27 @@
  * O(1) earliest.  They fire from the clock event device in one-shot mode, at
  * their own deadline rather than at a tick.  The caller owns the struct; the
  * heap holds pointers in a fixed array of HRTIMER_MAX slots.
+ *
+ * A timer's life: hrtimer_init once, while it is not queued; then
+ * hrtimer_start to queue or move it, hrtimer_cancel to dequeue it.  The
+ * heap keeps pointers to the caller's structs, so a misused timer corrupts
+ * the heap, not only itself.  These misuses panic instead, naming the
+ * timer:
+ *   - hrtimer_init on a queued timer;
+ *   - hrtimer_init on a timer whose callback is running (from the callback
+ *     itself, or from an interrupt taken during it, at any depth of nested
+ *     runs);
+ *   - hrtimer_start on a timer with no function; hrtimer_forward on a
+ *     queued timer or with a zero interval; a callback returning
+ *     HRTIMER_RESTART without moving its deadline past now.
+ * Not checked, and still corrupting:
+ *   - hrtimer_start, hrtimer_cancel or hrtimer_is_queued on a timer that
+ *     was never through hrtimer_init: they trust its heap_index;
+ *   - a queued timer's memory reused or overwritten: a stack timer going
+ *     out of scope while queued, a memset or a struct copy over it.
+ *     (hrtimer_init finds a queued t only through its heap_index; if that
+ *     was overwritten, the check looks at the wrong slot and lets the init
+ *     through.)
  */
 #ifndef LULL_TIME_HRTIMER_H
 #define LULL_TIME_HRTIMER_H
@@ -21,6 +42,10 @@ struct hrtimer {
 	int heap_index;            /* -1: not queued */
 };
 
+/* Set t up, not queued.  t may be uninitialised memory: whether it is
+ * queued is decided from the heap's own array (t's heap_index in range and
+ * that slot holding t), never by trusting t.  Panics if t is queued or its
+ * callback is running. */
 void hrtimer_init(struct hrtimer *t, enum hrtimer_restart (*fn)(struct hrtimer *), const char *name);
 /* Queue (or re-queue) t at expires_ns.  -ENOSPC if the heap is full. */
 int hrtimer_start(struct hrtimer *t, uint64_t expires_ns);

@@ -5,6 +5,26 @@
  * or after `expires` — never earlier.  Callbacks may re-arm or delete any
  * timer, including their own.  See kernel/time/timer.c for the wheel's
  * levels and their granularity/range per HZ.
+ *
+ * A timer's life: timer_init once, while it is not pending; then timer_add
+ * to arm it afresh, timer_mod to arm or move it whether pending or not,
+ * timer_del to disarm it.  The wheel links timers through their own
+ * structs, so a misused one corrupts the wheel, not only itself.  These
+ * misuses panic instead, naming the timer:
+ *   - timer_init on a pending timer;
+ *   - timer_init on the timer whose callback is running (from the callback
+ *     itself, or from an interrupt taken during it);
+ *   - timer_add on a pending timer;
+ *   - timer_mod (so timer_add too) on a timer with no function.
+ * Not checked, and still corrupting:
+ *   - timer_add, timer_mod, timer_del or timer_pending on a timer that was
+ *     never through timer_init: they trust its list pointers, which may be
+ *     anything;
+ *   - a pending timer's memory reused or overwritten: a stack timer going
+ *     out of scope while pending, a memset or a struct copy over it.
+ *     (timer_init looks for t only on the list its `bucket` field names; if
+ *     that field was overwritten, it looks in the wrong place and lets the
+ *     init through.)
  */
 #ifndef LULL_TIME_TIMER_H
 #define LULL_TIME_TIMER_H
@@ -25,7 +45,15 @@ struct timer {
  * it will process.  Timers still pending are forgotten. */
 void timer_wheel_init(uint32_t now);
 
+/* Set t up, not pending.  t may be uninitialised memory: whether it is
+ * pending is decided from the wheel's own lists (one walked, see
+ * wheel_holds in kernel/time/timer.c), never by following a pointer in t.
+ * Panics if t is pending or its callback is running. */
 void timer_init(struct timer *t, void (*fn)(struct timer *), const char *name);
+/* Arm t, which must not be pending (panics if it is), for `expires`: for
+ * code that means "start this timer", where finding it already armed is a
+ * bug.  Expiry rules as for timer_mod. */
+void timer_add(struct timer *t, uint32_t expires);
 /* Arm (or re-arm) t for `expires`.  Returns 1 if it was pending before.
  * An expiry before the wheel's base is already due and fires with the next
  * jiffy the wheel processes; armed from a callback, that is later in the

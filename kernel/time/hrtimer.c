@@ -19,6 +19,17 @@
 static struct hrtimer *hrtimer_heap[HRTIMER_MAX];
 static unsigned hrtimer_heap_size;
 
+/* The callbacks running now, innermost first: each hrtimer_run_expired
+ * call keeps one frame on its stack, and a call nested in an interrupt
+ * taken during a callback links its frame in front of the one it
+ * interrupted.  hrtimer_init walks them to refuse re-initialising a timer
+ * whose callback is still running. */
+struct hrtimer_run_frame {
+	const struct hrtimer *firing;   /* NULL between callbacks */
+	struct hrtimer_run_frame *outer;
+};
+static struct hrtimer_run_frame *hrtimer_runs;
+
 void (*hrtimer_first_changed)(uint64_t expires_ns);
 
 /* Put t at index i (keeping its heap_index true). */
@@ -86,12 +97,42 @@ static void heap_remove(unsigned i)
 	t->heap_index = -1;
 }
 
+/* Whether t is in the heap, judged by the heap's own memory: t may be
+ * uninitialised (a stack timer about to be set up), so its heap_index is
+ * only a number to check, in range and pointing back at t.  Interrupts
+ * off. */
+static bool heap_holds(const struct hrtimer *t)
+{
+	return (unsigned)t->heap_index < hrtimer_heap_size && hrtimer_heap[t->heap_index] == t;
+}
+
+static bool hrtimer_firing(const struct hrtimer *t)
+{
+	for (const struct hrtimer_run_frame *f = hrtimer_runs; f; f = f->outer)
+		if (f->firing == t)
+			return true;
+	return false;
+}
+
+/* Re-initialising a queued timer would set heap_index to -1 while the heap
+ * still holds it: a later start queues it twice, and its first expiry
+ * leaves a dangling slot.  So it is refused, as is re-initialising a timer
+ * whose callback is running (its return value would then restart a timer
+ * with a cleared deadline). */
 void hrtimer_init(struct hrtimer *t, enum hrtimer_restart (*fn)(struct hrtimer *), const char *name)
 {
+	unsigned long flags = arch_irq_save();
+	if (heap_holds(t))
+		panic("hrtimer_init: %s is queued (hrtimer_start moves it, hrtimer_cancel dequeues it)",
+		      name ? name : "?");
+	if (hrtimer_firing(t))
+		panic("hrtimer_init: %s is running: re-initialised while its callback runs",
+		      name ? name : "?");
 	t->expires_ns = 0;
 	t->function = fn;
 	t->name = name;
 	t->heap_index = -1;
+	arch_irq_restore(flags);
 }
 
 /* Queue t, or move it if queued.  Interrupts are off. */
@@ -170,12 +211,16 @@ unsigned hrtimer_run_expired(uint64_t now_ns)
 {
 	unsigned ran = 0;
 	unsigned long flags = arch_irq_save();
+	struct hrtimer_run_frame frame = { .firing = NULL, .outer = hrtimer_runs };
+	hrtimer_runs = &frame;
 	while (hrtimer_heap_size > 0 && hrtimer_heap[0]->expires_ns <= now_ns) {
 		struct hrtimer *t = hrtimer_heap[0];
 		heap_remove(0);
+		frame.firing = t;
 		arch_irq_restore(flags);
 		enum hrtimer_restart restart = t->function(t);
 		flags = arch_irq_save();
+		frame.firing = NULL;
 		ran++;
 		/* The callback may have queued t itself; then it already has
 		 * its place. */
@@ -190,6 +235,7 @@ unsigned hrtimer_run_expired(uint64_t now_ns)
 				      t->name ? t->name : "?");
 		}
 	}
+	hrtimer_runs = frame.outer;
 	arch_irq_restore(flags);
 	return ran;
 }
@@ -223,5 +269,6 @@ void hrtimer_reset_for_test(void)
 		hrtimer_heap[i]->heap_index = -1;
 	hrtimer_heap_size = 0;
 	hrtimer_first_changed = NULL;
+	hrtimer_runs = NULL;
 }
 #endif

@@ -29,8 +29,11 @@
  *     HZ=1000).
  *
  * Cost:
- *   timer_mod, timer_del    O(1).  A re-arm whose new expiry falls in the
- *                           bucket the timer is already in only updates it.
+ *   timer_mod, timer_add,   O(1).  A re-arm whose new expiry falls in the
+ *   timer_del               bucket the timer is already in only updates it.
+ *   timer_init              O(1) if t's pprev is NULL (never armed, fired
+ *                           or disarmed); otherwise the one bucket list t
+ *                           claims to be on is walked, looking for it.
  *   timer_run_expired       O(1) per timer fired and per timer cascaded (at
  *                           most 4 cascades in a timer's life), plus a scan
  *                           of the occupancy bitmaps (16 words) per jiffy
@@ -117,6 +120,7 @@ static struct {
 	struct timer *bucket_min[WHEEL_BUCKETS];
 	uint32_t occupied[WHEEL_BUCKETS / BITS_PER_WORD];   /* bit set: bucket non-empty */
 	struct timer *running;                  /* due timers being run now */
+	struct timer *firing;                   /* the one whose callback runs now */
 	unsigned count;                         /* pending timers */
 	bool in_run;                            /* inside timer_run_expired */
 	uint32_t run_until;                     /* the `now` it runs up to */
@@ -320,14 +324,50 @@ void timer_wheel_init(uint32_t now)
 	arch_irq_restore(flags);
 }
 
+/* Whether t is on one of the wheel's lists, judged by the wheel's own
+ * memory: t may be uninitialised (a stack timer about to be set up), so
+ * its fields are only compared, never followed.  A pending timer always
+ * has pprev set and `bucket` naming the list it is on, so a NULL pprev or
+ * a bucket out of range means "not pending" at once; otherwise that one
+ * list is walked looking for t.  Interrupts off. */
+static bool wheel_holds(const struct timer *t)
+{
+	struct timer *list;
+	if (t->pprev == NULL)
+		return false;
+	if (t->bucket == TIMER_BUCKET_RUNNING)
+		list = wheel.running;
+	else if (t->bucket < WHEEL_BUCKETS)
+		list = wheel.bucket[t->bucket];
+	else
+		return false;
+	for (; list; list = list->next)
+		if (list == t)
+			return true;
+	return false;
+}
+
+/* Re-initialising a pending timer would declare it unlinked while a bucket
+ * still points at it: the next arm links it a second time, into a loop if
+ * it lands in the same bucket.  So it is refused, as is re-initialising
+ * the timer whose callback is running: a callback re-arms its timer with
+ * timer_mod or timer_add. */
 void timer_init(struct timer *t, void (*fn)(struct timer *), const char *name)
 {
+	unsigned long flags = arch_irq_save();
+	if (wheel_holds(t))
+		panic("timer_init: %s is pending (timer_mod re-arms it, timer_del disarms it)",
+		      name ? name : "?");
+	if (t == wheel.firing)
+		panic("timer_init: %s is running: re-initialised while its callback runs",
+		      name ? name : "?");
 	t->next = NULL;
 	t->pprev = NULL;
 	t->expires = 0;
 	t->function = fn;
 	t->name = name;
 	t->bucket = 0;
+	arch_irq_restore(flags);
 }
 
 int timer_mod(struct timer *t, uint32_t expires)
@@ -349,6 +389,18 @@ int timer_mod(struct timer *t, uint32_t expires)
 	}
 	arch_irq_restore(flags);
 	return was_pending;
+}
+
+/* timer_mod with a check in front; interrupts stay off across both, so
+ * nothing can arm t in between. */
+void timer_add(struct timer *t, uint32_t expires)
+{
+	unsigned long flags = arch_irq_save();
+	if (timer_pending(t))
+		panic("timer_add: %s is already pending (timer_mod re-arms)",
+		      t->name ? t->name : "?");
+	timer_mod(t, expires);
+	arch_irq_restore(flags);
 }
 
 int timer_del(struct timer *t)
@@ -409,9 +461,11 @@ void timer_run_expired(uint32_t now)
 		while (wheel.running) {
 			struct timer *t = wheel.running;
 			wheel_unlink(t);
+			wheel.firing = t;
 			arch_irq_restore(flags);
 			t->function(t);
 			flags = arch_irq_save();
+			wheel.firing = NULL;
 		}
 	}
 	wheel.in_run = false;

@@ -345,6 +345,128 @@ static void test_start_inside_and_restart(void **state)
 	assert_true(T[0].t.expires_ns == 1010);
 }
 
+/* ------------------------------------------------------------ misuse */
+
+/* After a refused call the heap must be as it was: the model agrees, and
+ * x (queued) fires once, at its deadline, not before. */
+static void check_fires_once_on_time(struct tt *x)
+{
+	check_model();
+	unsigned fired = x->fired;
+	uint64_t due = x->expires;
+	run(due - 1);
+	assert_int_equal(x->fired, fired);
+	run(due);
+	assert_int_equal(x->fired, fired + 1);
+	run(UINT64_MAX);
+	assert_int_equal(x->fired, fired + 1);
+}
+
+/* hrtimer_init on a queued timer panics naming it, at the root, in the
+ * middle and at a leaf of the heap, and leaves it queued. */
+static void init_queued_case(unsigned victim)
+{
+	reset(NULL);
+	for (unsigned i = 0; i < 31; i++)
+		model_start(&T[i], 1000 + 10 * i);
+	char want[48];
+	snprintf(want, sizeof(want), "hrtimer_init: %s is queued", names[victim]);
+	expect_panic(hrtimer_init(&T[victim].t, cb, names[victim]), want);
+	assert_true(hrtimer_is_queued(&T[victim].t));
+	check_fires_once_on_time(&T[victim]);
+	assert_int_equal(fired_total, 31);
+	/* Fired, or cancelled, it may be set up again. */
+	hrtimer_init(&T[victim].t, cb, names[victim]);
+	model_start(&T[victim], 5000);
+	assert_int_equal(hrtimer_cancel(&T[victim].t), 1);
+	T[victim].armed = false;
+	hrtimer_init(&T[victim].t, cb, names[victim]);
+	check_model();
+}
+
+static void test_init_queued_panics(void **state)
+{
+	(void)state;
+	init_queued_case(0);            /* the earliest: the root */
+	init_queued_case(5);
+	init_queued_case(30);           /* the latest: a leaf */
+}
+
+/* Whatever a timer's memory holds, hrtimer_init only checks it against the
+ * heap: an index out of range (negative, past the end of the array) or
+ * naming a slot that holds another timer.  (Out of range, ASan would catch
+ * a read of hrtimer_heap[] past its end.) */
+static void test_init_never_trusts_garbage(void **state)
+{
+	(void)state;
+	for (unsigned i = 0; i < 10; i++)
+		model_start(&T[i], 100 + i);
+	static const int indexes[] = { -1, INT32_MIN, 0, 3, 9, 10, HRTIMER_MAX, 100000 };
+	for (size_t i = 0; i < ARRAY_SIZE(indexes); i++) {
+		struct hrtimer garbage;
+		memset(&garbage, 0xA5, sizeof(garbage));
+		garbage.heap_index = indexes[i];
+		hrtimer_init(&garbage, cb, "garbage");
+		assert_false(hrtimer_is_queued(&garbage));
+		check_model();
+	}
+	run(200);
+	assert_int_equal(fired_total, 10);
+}
+
+/* Re-initialising a timer from its own callback panics naming it, and so
+ * does re-initialising the callback's timer from a run nested inside it
+ * (an interrupt during the callback).  Other timers may be set up there;
+ * the timer itself once its callback is done. */
+static enum hrtimer_restart reinit_self(struct tt *x)
+{
+	unsigned i = (unsigned)(x - T);
+	char want[48];
+	snprintf(want, sizeof(want), "hrtimer_init: %s is running", names[i]);
+	expect_panic(hrtimer_init(&x->t, cb, names[i]), want);
+	assert_false(hrtimer_is_queued(&x->t));
+	hrtimer_init(&T[9].t, cb, names[9]);
+	return HRTIMER_NORESTART;
+}
+
+static enum hrtimer_restart reinit_outer(struct tt *x)
+{
+	expect_panic(hrtimer_init(&T[0].t, cb, names[0]), "hrtimer_init: h0 is running");
+	return reinit_self(x);
+}
+
+static enum hrtimer_restart nested_run(struct tt *x)
+{
+	hrtimer_run_expired(run_now);           /* runs T[1], due already */
+	assert_int_equal(T[1].fired, 1);
+	return reinit_self(x);
+}
+
+static void test_init_from_own_callback_panics(void **state)
+{
+	(void)state;
+	T[0].then = reinit_self;
+	model_start(&T[0], 10);
+	model_start(&T[2], 30);
+	assert_int_equal(run(20), 1);
+	check_fires_once_on_time(&T[2]);
+	hrtimer_init(&T[0].t, cb, names[0]);    /* not running any more */
+
+	reset(NULL);
+	T[0].then = nested_run;
+	T[1].then = reinit_outer;
+	model_start(&T[0], 10);
+	model_start(&T[1], 11);
+	model_start(&T[2], 30);
+	run_now = 20;
+	last_fired = 0;
+	assert_int_equal(hrtimer_run_expired(20), 1);   /* T[1] is the nested run's */
+	assert_int_equal(T[0].fired, 1);
+	check_fires_once_on_time(&T[2]);
+	hrtimer_init(&T[0].t, cb, names[0]);
+	hrtimer_init(&T[1].t, cb, names[1]);
+}
+
 static unsigned hook_calls;
 static uint64_t hook_value;
 static void hook(uint64_t expires)
@@ -401,6 +523,9 @@ int main(void)
 		cmocka_unit_test_setup(test_callback_starts_and_cancels, reset),
 		cmocka_unit_test_setup(test_start_inside_and_restart, reset),
 		cmocka_unit_test_setup(test_first_changed_hook, reset),
+		cmocka_unit_test_setup(test_init_queued_panics, reset),
+		cmocka_unit_test_setup(test_init_never_trusts_garbage, reset),
+		cmocka_unit_test_setup(test_init_from_own_callback_panics, reset),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -47,12 +47,25 @@ static unsigned fired_total;
 /* a - b as a signed distance: the wrap-safe comparison. */
 static int32_t sdiff(uint32_t a, uint32_t b) { return (int32_t)(a - b); }
 
-static void model_arm(struct tt *x, uint32_t expires)
+static void model_note_armed(struct tt *x, uint32_t expires)
 {
-	assert_int_equal(timer_mod(&x->t, expires), x->armed);
 	x->armed = true;
 	x->expires = expires;
 	x->due = sdiff(expires, model_base) < 0 ? model_base : expires;
+}
+
+static void model_arm(struct tt *x, uint32_t expires)
+{
+	assert_int_equal(timer_mod(&x->t, expires), x->armed);
+	model_note_armed(x, expires);
+}
+
+/* timer_add: only for a timer the model says is not armed. */
+static void model_add(struct tt *x, uint32_t expires)
+{
+	assert_false(x->armed);
+	timer_add(&x->t, expires);
+	model_note_armed(x, expires);
 }
 
 static void model_del(struct tt *x)
@@ -668,6 +681,201 @@ static void test_remap_from_callback_panics(void **state)
 	running = false;
 }
 
+/* ------------------------------------------------------------ misuse */
+
+/* Distances from the base that put a timer in each level (two in level 0). */
+static const uint32_t misuse_deltas[] = { 3, 200, 1000, 20000, 2000000, 1u << 28 };
+
+/* After a refused call the wheel must be as it was: the model agrees, and
+ * x (pending) fires once, on its jiffy. */
+static void check_fires_once_on_time(struct tt *x)
+{
+	check_model();
+	uint32_t due = x->due;
+	unsigned fired = x->fired;
+	if (sdiff(due, model_base) > 0)
+		run(due - 1);
+	assert_int_equal(x->fired, fired);
+	run(due);
+	assert_int_equal(x->fired, fired + 1);
+	assert_int_equal(x->fired_at, due);
+	run(due + 1000);
+	assert_int_equal(x->fired, fired + 1);
+}
+
+/* timer_init on a pending timer panics naming it, wherever it sits (each
+ * level, the base's bucket when already due, sharing its bucket with a
+ * neighbour that was armed after it and one before), and leaves it
+ * pending.  `delta` from the base; 0: already due. */
+static void init_pending_case(uint32_t delta)
+{
+	start_at(0xFFFFFFFFu - 100);
+	run(model_base);                        /* base not on a block start */
+	uint32_t e = delta ? model_base + delta : model_base - 7;
+	model_arm(&T[1], e);
+	model_arm(&T[0], e);
+	model_arm(&T[2], e);
+	model_arm(&T[3], e + 1);
+	expect_panic(timer_init(&T[0].t, cb, names[0]), "timer_init: t0 is pending");
+	assert_true(timer_pending(&T[0].t));
+	check_fires_once_on_time(&T[0]);
+	assert_int_equal(T[1].fired + T[2].fired + T[3].fired, 3);
+	/* Disarmed, or fired, it may be set up again. */
+	timer_init(&T[0].t, cb, names[0]);
+	model_arm(&T[0], model_base + 10);
+	model_del(&T[0]);
+	timer_init(&T[0].t, cb, names[0]);
+	check_model();
+}
+
+static void test_init_pending_panics(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(misuse_deltas); i++)
+		init_pending_case(misuse_deltas[i]);
+	init_pending_case(0);
+}
+
+/* A timer waiting on the running list (due on the jiffy being run, its
+ * callback not yet called) is pending too. */
+static bool init_partner_tried;
+
+static void init_partner(struct tt *x)
+{
+	if (init_partner_tried)
+		return;
+	init_partner_tried = true;
+	struct tt *other = x == &T[0] ? &T[1] : &T[0];
+	char want[32];
+	snprintf(want, sizeof(want), "timer_init: %s is pending", names[other - T]);
+	expect_panic(timer_init(&other->t, cb, names[other - T]), want);
+	assert_true(timer_pending(&other->t));
+}
+
+static void test_init_waiting_to_run_panics(void **state)
+{
+	(void)state;
+	start_at(500);
+	init_partner_tried = false;
+	T[0].then = init_partner;
+	T[1].then = init_partner;
+	model_arm(&T[0], 600);
+	model_arm(&T[1], 600);
+	run(700);
+	assert_true(init_partner_tried);
+	assert_int_equal(T[0].fired, 1);
+	assert_int_equal(T[1].fired, 1);
+	assert_int_equal(T[0].fired_at, 600);
+	assert_int_equal(T[1].fired_at, 600);
+}
+
+/* Whatever a timer's memory holds, timer_init only compares it: here its
+ * pointers are wild and its bucket names a list that holds other timers
+ * (even its pprev points into the wheel, at that list's head). */
+static void test_init_never_trusts_garbage(void **state)
+{
+	(void)state;
+	start_at(0);
+	for (size_t i = 0; i < ARRAY_SIZE(misuse_deltas); i++) {
+		model_arm(&T[2 * i], misuse_deltas[i]);
+		model_arm(&T[2 * i + 1], misuse_deltas[i]);
+	}
+	run(1);
+	static struct timer garbage;
+	memset(&garbage, 0xA5, sizeof(garbage));        /* bucket out of range */
+	timer_init(&garbage, cb, "garbage");
+	for (size_t i = 0; i < ARRAY_SIZE(misuse_deltas); i++) {
+		memset(&garbage, 0xA5, sizeof(garbage));
+		garbage.bucket = T[2 * i].t.bucket;
+		garbage.pprev = T[2 * i + 1].t.pprev;   /* the bucket's head: T[2i+1] came last */
+		timer_init(&garbage, cb, "garbage");
+		assert_false(timer_pending(&garbage));
+		check_model();
+	}
+	memset(&garbage, 0xA5, sizeof(garbage));
+	garbage.bucket = 0xFFFF;                        /* the running list's mark */
+	timer_init(&garbage, cb, "garbage");
+	check_model();
+	assert_int_equal(timer_count(), 2 * ARRAY_SIZE(misuse_deltas));
+	run(1u << 29);
+	assert_int_equal(fired_total, 2 * ARRAY_SIZE(misuse_deltas));
+}
+
+/* timer_add arms a timer that is not pending; a second add panics naming
+ * it, and the first arming stands. */
+static void add_twice_case(uint32_t delta)
+{
+	start_at(1000);
+	model_add(&T[0], model_base + delta);
+	model_add(&T[1], model_base + delta);
+	check_model();
+	expect_panic(timer_add(&T[0].t, model_base + 1), "timer_add: t0 is already pending");
+	expect_panic(timer_add(&T[0].t, T[0].expires), "timer_add: t0 is already pending");
+	check_fires_once_on_time(&T[0]);
+	assert_int_equal(T[1].fired, 1);
+	/* Once fired, or deleted, it may be added again. */
+	model_add(&T[0], model_base + 5);
+	model_del(&T[0]);
+	model_add(&T[0], model_base + 5);
+	check_fires_once_on_time(&T[0]);
+}
+
+static void test_add_twice_panics(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(misuse_deltas); i++)
+		add_twice_case(misuse_deltas[i]);
+}
+
+/* A callback may timer_add its own timer (it is off the wheel while it
+ * runs), but not twice. */
+static void add_self_twice(struct tt *x)
+{
+	model_add(x, x->fired_at + 10);
+	expect_panic(timer_add(&x->t, x->fired_at + 20), "timer_add: t0 is already pending");
+}
+
+static void test_add_from_callback(void **state)
+{
+	(void)state;
+	start_at(0);
+	T[0].then = add_self_twice;
+	model_add(&T[0], 10);
+	run(10);
+	assert_int_equal(T[0].fired, 1);
+	assert_true(timer_pending(&T[0].t));
+	run(29);
+	assert_int_equal(T[0].fired, 2);
+	assert_int_equal(T[0].fired_at, 20);
+}
+
+/* Re-initialising a timer from its own callback panics naming it; other
+ * timers may be set up there, and it may be once its callback is done. */
+static void reinit_self(struct tt *x)
+{
+	expect_panic(timer_init(&x->t, cb, names[0]), "timer_init: t0 is running");
+	assert_false(timer_pending(&x->t));
+	timer_init(&T[5].t, cb, names[5]);
+	model_arm(x, x->fired_at + 3);
+}
+
+static void test_init_from_own_callback_panics(void **state)
+{
+	(void)state;
+	start_at(0xFFFFFFFFu - 1);
+	T[0].then = reinit_self;
+	model_arm(&T[0], 0);
+	model_arm(&T[1], 0);                    /* runs in the same jiffy */
+	model_arm(&T[2], 2);
+	run(2);
+	assert_int_equal(T[0].fired, 1);
+	assert_int_equal(T[1].fired_at, 0);
+	assert_int_equal(T[2].fired_at, 2);
+	T[0].then = NULL;
+	check_fires_once_on_time(&T[0]);        /* the re-arm in the callback stood */
+	timer_init(&T[0].t, cb, names[0]);      /* not running any more */
+}
+
 /* ------------------------------------------------------------ the rest */
 
 /* Skipping 2^31 - 1 jiffies with far timers pending is a handful of
@@ -741,6 +949,12 @@ int main(void)
 		cmocka_unit_test(test_nested_run_from_callback),
 		cmocka_unit_test(test_remap),
 		cmocka_unit_test(test_remap_from_callback_panics),
+		cmocka_unit_test(test_init_pending_panics),
+		cmocka_unit_test(test_init_waiting_to_run_panics),
+		cmocka_unit_test(test_init_never_trusts_garbage),
+		cmocka_unit_test(test_add_twice_panics),
+		cmocka_unit_test(test_add_from_callback),
+		cmocka_unit_test(test_init_from_own_callback_panics),
 		cmocka_unit_test(test_long_skip_is_fast),
 		cmocka_unit_test(test_count_and_for_each),
 	};
