@@ -129,8 +129,14 @@ class Lull:
                 time.sleep(per_char)
 
     def send(self, raw):
-        """Send bytes at once (a paste)."""
+        """Send text at once (a paste).  Text is UTF-8 encoded on the way:
+        "\x80" goes out as two bytes, C2 80.  Use send_bytes for raw bytes."""
         self.child.send(raw)
+
+    def send_bytes(self, data):
+        """Write these exact bytes to the serial line, 0x80-0xff included."""
+        while data:
+            data = data[os.write(self.child.child_fd, data):]
 
     def cmd(self, line, timeout=10):
         """Type a line and Enter; return what it printed before the next prompt."""
