@@ -26,9 +26,11 @@ IDLE_RE = re.compile(r"idle (\d+\.\d+) s: (\d+) wakeups \((\d+\.\d+)/s\)")
 HALTED_RE = re.compile(r"halted (\d+\.\d+)%")
 ALL_IRQS_RE = re.compile(r"all interrupts (\d+)")
 CAUSE_RE = re.compile(r"^\s*(\d+)\s+(\d+\.\d+)\t(.+?)\s*$", re.M)
+# p50/p99 past lull's 20 ms histogram print as ">=20000": a lower bound.
 LATENCY_RE = re.compile(r"latency: n=(\d+) period=(\d+)us min=(\d+) avg=(\d+\.\d+) "
-                        r"p50=(\d+) p99=(\d+) max=(\d+)")
-HIST_RE = re.compile(r"^\s*(\d+)-(\d+)\s+us\s+(\d+)", re.M)
+                        r"p50=(>=)?(\d+) p99=(>=)?(\d+) max=(\d+)")
+# A log2 bin "LO-HI us COUNT", or lull's last one, open-ended: ">=LO us COUNT".
+HIST_RE = re.compile(r"^\s*(?:(\d+)-(\d+)|>=(\d+))\s+us\s+(\d+)", re.M)
 UPTIME_RE = re.compile(r"up (\d+)\.(\d{9}) s")
 LINUX_CLOCKS_RE = re.compile(r"^clocksource \S+, clockevent \S+", re.M)
 PANIC = "system halted."     # the last line of lull's panic report
@@ -178,9 +180,15 @@ def measure_latency(g, count, period_us, timeout):
     m = LATENCY_RE.search(out)
     if not m:
         raise RuntimeError(f"latency: unexpected output {out!r}")
-    keys = ("n", "period_us", "min", "avg", "p50", "p99", "max")
-    r = {k: (float(v) if k == "avg" else int(v)) for k, v in zip(keys, m.groups())}
-    r["hist"] = [(int(lo), int(hi), int(n)) for lo, hi, n in HIST_RE.findall(out)]
+    n, period_us, lo, avg, p50_clipped, p50, p99_clipped, p99, top = m.groups()
+    r = dict(n=int(n), period_us=int(period_us), min=int(lo), avg=float(avg), p50=int(p50),
+             p99=int(p99), max=int(top), p50_clipped=bool(p50_clipped),
+             p99_clipped=bool(p99_clipped))
+    r["hist"] = []
+    for lo, hi, open_lo, count in HIST_RE.findall(out):
+        if open_lo:     # the open last bin: drawn up to the largest sample
+            lo, hi = int(open_lo), max(2 * int(open_lo), r["max"] + 1)
+        r["hist"].append((int(lo), int(hi), int(count)))
     return r
 
 

@@ -59,7 +59,11 @@ def spread(row, key):
 
 def latency_cell(row):
     lat = row.get("latency")
-    return f"{lat['p50']} / {lat['p99']} / {lat['max']}" if lat else "—"
+    if not lat:
+        return "—"
+    # A clipped percentile (past lull's 20 ms histogram) is a lower bound.
+    p50, p99 = (("≥" if lat.get(k + "_clipped") else "") + str(lat[k]) for k in ("p50", "p99"))
+    return f"{p50} / {p99} / {lat['max']}"
 
 
 def sleep_cell(row):

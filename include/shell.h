@@ -2,9 +2,15 @@
  *
  * Every command is one entry in the table in kernel/commands.c: its name,
  * its usage line, one line of help, and the function that runs it.  A
- * handler parses its arguments strictly and returns 0, SHELL_USAGE (the
- * shell prints "usage: NAME USAGE"), or another negative errno after printing
- * its own "error: ..." line.
+ * handler parses its arguments strictly and returns one of:
+ *   0             done;
+ *   SHELL_USAGE   the words were malformed (wrong count, not a number, out
+ *                 of range, unknown keyword): the shell prints
+ *                 "usage: NAME USAGE" and the handler prints nothing;
+ *   -errno        the request was well-formed but refused or failed: the
+ *                 handler has printed its own "error: ..." line saying why,
+ *                 and the shell adds no usage line (-EINTR: Ctrl-C, the
+ *                 shell says so).
  */
 #ifndef LULL_SHELL_H
 #define LULL_SHELL_H
@@ -13,7 +19,9 @@
 #include "errno.h"
 
 #define SHELL_PROMPT "lull> "
-#define SHELL_USAGE  (-EINVAL)
+/* Not an errno (errno.h's codes are all below 100), so that a refusal
+ * returning -EINVAL is never mistaken for malformed words. */
+#define SHELL_USAGE  (-1000)
 
 struct shell_command {
 	const char *name;

@@ -45,7 +45,7 @@ const struct shell_command shell_commands[] = {
 	{ "wakeups",  "[reset]",      "why the CPU woke, per cause, since the last reset (like powertop)", cmd_wakeups },
 	{ "idle",     "SECONDS",      "idle 1..3600 s, then one line: wakeups, sleep lengths, % halted", cmd_idle },
 	{ "latency",  "COUNT PERIOD_US", "cyclictest: COUNT (1..1000000) wakeups every PERIOD_US (50..1000000)", cmd_latency },
-	{ "trace",    "SECONDS",      "record timer interrupts and idle entries/exits for 1..60 s, print CSV", cmd_trace },
+	{ "trace",    "SECONDS",      "record timer interrupts and idle entries/exits for 1..10 s, print CSV", cmd_trace },
 	{ "every",    "[MS|off]",     "a periodic wheel timer every MS ms (1..3600000), or stop it", cmd_every },
 	{ "alarm",    "COUNT STEP_MS", "COUNT (1..16) pairs of sleepers STEP_MS (1..10000) apart; check wake order", cmd_alarm },
 	{ "keytimer", "MS",           "the next key's interrupt arms an MS ms timer (1..60000); report when it fires", cmd_keytimer },

@@ -5,6 +5,7 @@
  * (a timer armed from an interrupt handler). */
 #include "args.h"
 #include "console.h"
+#include "histogram.h"
 #include "idle.h"
 #include "irq.h"
 #include "kprintf.h"
@@ -21,15 +22,17 @@
 #include "time_commands.h"
 
 #define IDLE_MAX_S        3600u
-#define TRACE_MAX_S       60u
 #define LATENCY_MAX_COUNT 1000000u
 #define LATENCY_MIN_US    50u
 #define LATENCY_MAX_US    1000000u
 #define LATENCY_HIST_US   20000u         /* 1 us buckets up to 20 ms */
+#define LATENCY_LOG2_BINS 16u            /* printed: [0,1) us ... [8192,16384), >=16384 */
 #define EVERY_MAX_MS      3600000u
 #define ALARM_MAX         16u
 #define ALARM_MAX_STEP_MS 10000u
 #define KEYTIMER_MAX_MS   60000u
+_Static_assert((1u << (LATENCY_LOG2_BINS - 2)) <= LATENCY_HIST_US,
+               "the bucket of 20 ms and over must fall in the open last log2 bin");
 
 /* Milliseconds to jiffies at the current HZ, rounded up (never early). */
 static uint32_t ms_to_jiffies(uint32_t ms)
@@ -70,7 +73,7 @@ int cmd_dyntick(int argc, char **argv)
 
 static void print_rate(uint64_t count, uint64_t ns)    /* "2.75" per second */
 {
-	uint64_t centi = ns ? count * 100 * NSEC_PER_SEC / ns : 0;
+	uint64_t centi = wakeups_rate_centi(count, ns);
 	kprintf("%llu.%02llu", (unsigned long long)(centi / 100), (unsigned long long)(centi % 100));
 }
 
@@ -129,6 +132,10 @@ int cmd_idle(int argc, char **argv)
 	arch_irq_restore(f);
 
 	int rc = sleep_ns((uint64_t)secs * NSEC_PER_SEC);
+	if (rc == -ENOSPC) {
+		kprintf("error: no free hrtimer slot\n");
+		return rc;
+	}
 
 	f = arch_irq_save();
 	uint64_t t1 = ktime_get_ns();
@@ -179,15 +186,13 @@ static enum hrtimer_restart latency_tick(struct hrtimer *t)
 	return HRTIMER_RESTART;
 }
 
-static uint32_t latency_percentile(unsigned pct)
+/* A percentile in us, or ">=20000" when it lies in the last bucket: the
+ * histogram cannot tell how far past 20 ms it is (max is exact). */
+static void print_latency_percentile(const char *label, unsigned pct)
 {
-	uint64_t need = ((uint64_t)lat.n * pct + 99) / 100, seen = 0;
-	for (uint32_t us = 0; us <= LATENCY_HIST_US; us++) {
-		seen += lat.hist[us];
-		if (seen >= need)
-			return us;
-	}
-	return LATENCY_HIST_US;
+	bool clipped;
+	uint32_t us = hist_percentile(lat.hist, LATENCY_HIST_US, lat.n, pct, &clipped);
+	kprintf(" %s=%s%u", label, clipped ? ">=" : "", us);
 }
 
 int cmd_latency(int argc, char **argv)
@@ -210,26 +215,28 @@ int cmd_latency(int argc, char **argv)
 	if (!lat.n)
 		return -EINTR;
 	uint64_t avg10 = lat.sum * 10 / lat.n / NSEC_PER_USEC;     /* tenths of us */
-	kprintf("latency: n=%u period=%uus min=%llu avg=%llu.%llu p50=%u p99=%u max=%llu (us)\n",
-	        lat.n, period_us, (unsigned long long)(lat.min / NSEC_PER_USEC),
-	        (unsigned long long)(avg10 / 10), (unsigned long long)(avg10 % 10),
-	        latency_percentile(50), latency_percentile(99),
-	        (unsigned long long)(lat.max / NSEC_PER_USEC));
-	/* A small log2 histogram: [0,1) [1,2) [2,4) ... us. */
-	uint32_t bins[16] = { 0 }, top = 1;
-	for (uint32_t us = 0; us <= LATENCY_HIST_US; us++) {
-		unsigned b = 0;
-		while (b < 15 && (1u << b) <= us)
-			b++;
-		bins[b] += lat.hist[us];
-	}
-	for (unsigned b = 0; b < 16; b++)
+	kprintf("latency: n=%u period=%uus min=%llu avg=%llu.%llu", lat.n, period_us,
+	        (unsigned long long)(lat.min / NSEC_PER_USEC), (unsigned long long)(avg10 / 10),
+	        (unsigned long long)(avg10 % 10));
+	print_latency_percentile("p50", 50);
+	print_latency_percentile("p99", 99);
+	kprintf(" max=%llu (us)\n", (unsigned long long)(lat.max / NSEC_PER_USEC));
+	/* A small log2 histogram: [0,1) [1,2) [2,4) ... us.  Its last bin,
+	 * from 16384 us up, also holds the bucket of 20 ms and over, so it
+	 * has no upper edge and says so. */
+	uint32_t bins[LATENCY_LOG2_BINS] = { 0 }, top = 1;
+	for (uint32_t us = 0; us <= LATENCY_HIST_US; us++)
+		bins[hist_log2_bin(us, LATENCY_LOG2_BINS)] += lat.hist[us];
+	for (unsigned b = 0; b < LATENCY_LOG2_BINS; b++)
 		top = MAX(top, bins[b]);
-	for (unsigned b = 0; b < 16; b++) {
+	for (unsigned b = 0; b < LATENCY_LOG2_BINS; b++) {
 		if (!bins[b])
 			continue;
-		uint32_t lo = b ? 1u << (b - 1) : 0, hi = 1u << b;
-		kprintf("  %5u-%-5u us %8u ", lo, hi, bins[b]);
+		uint32_t lo, hi;
+		if (hist_log2_bounds(b, LATENCY_LOG2_BINS, &lo, &hi))
+			kprintf("  %5u-%-5u us %8u ", lo, hi, bins[b]);
+		else
+			kprintf("  >=%-9u us %8u ", lo, bins[b]);
 		for (uint32_t i = 0; i < (uint64_t)bins[b] * 40 / top; i++)
 			kprintf("#");
 		kprintf("\n");
@@ -254,11 +261,24 @@ int cmd_trace(int argc, char **argv)
 	if (argc != 2 || parse_u32(argv[1], 1, TRACE_MAX_S, &secs) != 0)
 		return SHELL_USAGE;
 	struct tick_cpu *tc = this_tick();
-	trace_start();
+	trace_start(ktime_get_ns());
 	int rc = sleep_ns((uint64_t)secs * NSEC_PER_SEC);
 	trace_stop();
+	if (rc == -ENOSPC) {
+		kprintf("error: no free hrtimer slot\n");
+		return rc;
+	}
 	kprintf("# trace: mode=%s device=%s hz=%u events=%u dropped=%u\n", tick_mode_name(tc->mode),
 	        tc->dev->name, tc->hz, trace_buf.count, trace_buf.dropped);
+	if (trace_buf.dropped) {
+		/* The CSV below stops here: say so before it, not after. */
+		uint64_t full = trace_buf.full_ns > trace_buf.start_ns ?
+		                trace_buf.full_ns - trace_buf.start_ns : 0;
+		kprintf("# trace: buffer full after %llu.%03llu s of %u s; %u events dropped\n",
+		        (unsigned long long)(full / NSEC_PER_SEC),
+		        (unsigned long long)(full % NSEC_PER_SEC / NSEC_PER_MSEC), secs,
+		        trace_buf.dropped);
+	}
 	kprintf("t_ns,event,cause,skip_ticks,sleep_ns,name\n");
 	for (unsigned i = 0; i < trace_buf.count; i++) {
 		const struct trace_event *e = &trace_buf.ev[i];
@@ -308,7 +328,11 @@ int cmd_every(int argc, char **argv)
 	if (argc != 2 || parse_u32(argv[1], 1, EVERY_MAX_MS, &ms) != 0)
 		return SHELL_USAGE;
 	every_ms = ms;
-	timer_init(&every_timer, every_fire, "every");
+	/* Set up once, at the first use: from then on the timer may be
+	 * pending, and re-initialising a pending timer is refused (it would
+	 * link it into the wheel twice).  timer_mod moves a running period. */
+	if (!every_timer.function)
+		timer_init(&every_timer, every_fire, "every");
 	timer_mod(&every_timer, jiffies + ms_to_jiffies(ms));
 	return 0;
 }
@@ -346,11 +370,13 @@ int cmd_alarm(int argc, char **argv)
 	uint64_t t0 = ktime_get_ns();
 	unsigned long f = arch_irq_save();      /* one base jiffy for all */
 	uint32_t base = jiffies;
+	/* None is pending here: a finished run fired them all, an
+	 * interrupted one deleted them.  timer_add says so. */
 	for (unsigned i = 0; i < n; i++) {
 		struct sleeper_probe *p = &alarms[i];
 		p->ms = (count - i / 2) * step;
 		timer_init(&p->t, alarm_fire, "alarm");
-		timer_mod(&p->t, base + ms_to_jiffies(p->ms));
+		timer_add(&p->t, base + ms_to_jiffies(p->ms));
 	}
 	arch_irq_restore(f);
 	wait_event(alarms_woken == n || console_interrupted());
@@ -398,6 +424,7 @@ static bool key_hook(char c)
 	(void)c;
 	key_armed_ns = ktime_get_ns();
 	key_armed_jiffy = jiffies;
+	/* timer_mod: a second byte before the hook is removed re-arms it. */
 	timer_mod(&key_timer, jiffies + ms_to_jiffies(key_ms));
 	return true;                    /* the byte is consumed */
 }
@@ -410,6 +437,8 @@ int cmd_keytimer(int argc, char **argv)
 	key_ms = ms;
 	key_fired = false;
 	key_armed_ns = 0;
+	/* Not pending: every way out of this command leaves it fired or
+	 * deleted, and the hook that arms it is not installed yet. */
 	timer_init(&key_timer, key_timer_fire, "keytimer");
 	kprintf("keytimer: press a key; its interrupt arms a %u ms timer\n", ms);
 	console_set_input_hook(key_hook);

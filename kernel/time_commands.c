@@ -63,9 +63,7 @@ int cmd_clocksource(int argc, char **argv)
 	if (argc > 2)
 		return SHELL_USAGE;
 	if (argc == 2) {
-		struct clocksource *cs = clocksource_first();
-		while (cs && strcmp(cs->name, argv[1]) != 0)
-			cs = cs->next;
+		struct clocksource *cs = clocksource_lookup(argv[1]);     /* "pmtmr" too */
 		if (!cs) {
 			kprintf("error: no clocksource '%s' (see 'clocksource')\n", argv[1]);
 			return -ENOENT;
@@ -75,8 +73,8 @@ int cmd_clocksource(int argc, char **argv)
 			        "switched to at runtime\n", cs->name);
 			return -EINVAL;
 		}
-		if (clocksource_select_by_name(argv[1]) != 0) {
-			kprintf("error: clocksource '%s' is unusable (marked unstable)\n", argv[1]);
+		if (clocksource_select_by_name(cs->name) != 0) {
+			kprintf("error: clocksource '%s' is unusable (marked unstable)\n", cs->name);
 			return -EINVAL;
 		}
 		return 0;
@@ -187,6 +185,8 @@ int sleep_ns(uint64_t ns)
 	if (rc)
 		return rc;
 	wait_event(s.done || console_interrupted());
+	/* On every way out, Ctrl-C included: the heap must not keep a
+	 * pointer into this stack frame once it is gone. */
 	hrtimer_cancel(&s.timer);
 	return s.done ? 0 : -EINTR;
 }

@@ -2,13 +2,29 @@
  *
  * While recording, the tick code notes every tick-device interrupt and every
  * idle entry (with the sleep it programmed) and exit (with what woke it).
- * `trace SECONDS` prints the buffer as CSV for tools/plot. */
+ * `trace SECONDS` prints the buffer as CSV (bench/plots.py draws it).
+ *
+ * How big, and how long.  An idle CPU in periodic mode costs three events a
+ * tick (idle entry, the tick's interrupt, idle exit), the densest trace the
+ * timers make.  The buffer holds TRACE_MAX_S seconds of that at HZ=250, the
+ * default, with room to spare for other interrupts.  At HZ=1000 it fills
+ * after 2.7 s; later events are counted as dropped, and `trace` says when it
+ * filled.  Why not a bigger buffer: each event is printed as a CSV line of
+ * about 32 bytes over a 115200-baud serial port (11.5 KB/s), so a full
+ * buffer already takes over 20 s to print on a real PC, and ten seconds of
+ * timer events is more than anyone reads or plots (`make bench` traces 2 s).
+ */
 #ifndef LULL_TIME_TRACE_H
 #define LULL_TIME_TRACE_H
 
 #include "wakeups.h"
 
-#define TRACE_MAX_EVENTS 8192
+#define TRACE_MAX_EVENTS      8192
+#define TRACE_MAX_S           10u       /* the longest `trace` accepted */
+#define TRACE_EVENTS_PER_TICK 3         /* periodic, idle: enter, interrupt, exit */
+#define TRACE_SIZED_FOR_HZ    250       /* the default HZ, as in Linux 2.6.13 */
+_Static_assert(TRACE_MAX_S * TRACE_EVENTS_PER_TICK * TRACE_SIZED_FOR_HZ <= TRACE_MAX_EVENTS,
+               "a periodic trace of TRACE_MAX_S at the default HZ must fit the buffer");
 
 enum trace_kind { TRACE_TIMER_IRQ, TRACE_IDLE_ENTER, TRACE_IDLE_EXIT };
 
@@ -25,13 +41,16 @@ struct trace_event {
 struct trace_buffer {
 	bool on;
 	unsigned count;
-	unsigned dropped;
+	unsigned dropped;       /* events that came after the buffer was full */
+	uint64_t start_ns;      /* when recording started */
+	uint64_t full_ns;       /* dropped > 0: the time of the first dropped event */
 	struct trace_event ev[TRACE_MAX_EVENTS];
 };
 
 extern struct trace_buffer trace_buf;
 
-void trace_start(void);
+/* Empty the buffer and record from `now` (the clocksource's time). */
+void trace_start(uint64_t now);
 void trace_stop(void);
 static inline bool trace_on(void) { return trace_buf.on; }
 void trace_add(const struct trace_event *e);

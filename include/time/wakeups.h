@@ -52,4 +52,10 @@ void wakeups_reset(uint64_t now);
 void wakeups_snapshot(struct wakeup_stats *out);
 const char *wakeup_kind_name(enum wakeup_kind kind);
 
+/* `count` events in span_ns as a rate per second in hundredths, rounded
+ * down (275 is 2.75/s).  Exact for every 64-bit count and span, with no
+ * intermediate overflow; 0 for an empty span, and UINT64_MAX for a rate of
+ * more than 1.8e17/s, which no count of real events can reach. */
+uint64_t wakeups_rate_centi(uint64_t count, uint64_t span_ns);
+
 #endif

@@ -137,6 +137,43 @@ void wakeups_idle_exit(uint64_t now)
 	}
 }
 
+/* floor(a * b / c), exact for any 64-bit a and b and c > 0; UINT64_MAX if
+ * the quotient needs more than 64 bits.  The product needs up to 128 bits,
+ * which i386 has no type for, so it is built in two 64-bit halves from four
+ * 32x32-bit products, then divided one bit at a time (long division in
+ * base 2).  Slow, but only the shell's printing calls it. */
+static uint64_t mul_div_u64(uint64_t a, uint64_t b, uint64_t c)
+{
+	uint64_t a_lo = (uint32_t)a, a_hi = a >> 32, b_lo = (uint32_t)b, b_hi = b >> 32;
+	uint64_t ll = a_lo * b_lo, hl = a_hi * b_lo, lh = a_lo * b_hi, hh = a_hi * b_hi;
+	/* The middle 32-bit column and its carry: under 2^34, no overflow. */
+	uint64_t mid = (ll >> 32) + (uint32_t)hl + (uint32_t)lh;
+	uint64_t lo = (mid << 32) | (uint32_t)ll;
+	uint64_t hi = hh + (hl >> 32) + (lh >> 32) + (mid >> 32);
+	if (hi >= c)
+		return UINT64_MAX;              /* the quotient is 2^64 or more */
+	/* The remainder starts as hi (< c) and stays below c after each step;
+	 * before a step's subtraction it is below 2c, which may need a 65th
+	 * bit: `carry` is that bit, and the 64-bit subtraction wraps to the
+	 * right answer. */
+	uint64_t q = 0, r = hi;
+	for (int i = 63; i >= 0; i--) {
+		bool carry = r >> 63;
+		r = (r << 1) | ((lo >> i) & 1);
+		q <<= 1;
+		if (carry || r >= c) {
+			r -= c;
+			q |= 1;
+		}
+	}
+	return q;
+}
+
+uint64_t wakeups_rate_centi(uint64_t count, uint64_t span_ns)
+{
+	return span_ns ? mul_div_u64(count, 100 * NSEC_PER_SEC, span_ns) : 0;
+}
+
 void wakeups_snapshot(struct wakeup_stats *out)
 {
 	unsigned long f = arch_irq_save();

@@ -229,8 +229,9 @@ def test_busy_keeps_the_tick(boot):
 
 
 def test_latency_tickless_beats_periodic(boot):
-    fmt = re.compile(r"latency: n=2000 period=1000us min=(\d+) avg=([\d.]+) p50=(\d+) "
-                     r"p99=(\d+) max=(\d+) \(us\)")
+    # ">=": a percentile past the 20 ms histogram (a host stall), a lower bound.
+    fmt = re.compile(r"latency: n=2000 period=1000us min=(\d+) avg=([\d.]+) p50=(?:>=)?(\d+) "
+                     r"p99=(?:>=)?(\d+) max=(\d+) \(us\)")
     results = {}
     for mode in ("tickless", "periodic"):
         vm = boot(append=f"tick={mode}")
@@ -256,7 +257,7 @@ def test_trace_csv_counts_ticks(boot):
 
 @pytest.mark.parametrize("cmd", ["idle 0", "idle 3601", "idle x", "latency 0 1000",
                                  "latency 1000001 1000", "latency 10 49", "latency 10 1000001",
-                                 "latency 10", "trace 0", "trace 61", "every 0", "every x",
+                                 "latency 10", "trace 0", "trace 11", "every 0", "every x",
                                  "alarm 0 10", "alarm 17 10", "alarm 2 0", "keytimer 0",
                                  "dyntick maybe", "wakeups now", "sleep -5"])
 def test_bad_arguments_dyntick(vm, cmd):
