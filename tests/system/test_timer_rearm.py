@@ -47,6 +47,14 @@ def hz(vm):
     return int(re.search(r"HZ=(\d+)", vm.cmd("hz")).group(1))
 
 
+def interrupt_after(vm, seconds=0.3):
+    """Let the running command wait a while, then Ctrl-C it; it must say so."""
+    time.sleep(seconds)
+    vm.send(CTRL_C)
+    assert "^C (interrupted)" in vm.wait_prompt()
+    assert ours(vm) == []
+
+
 def test_every_rearmed_while_pending(vm):
     rate = hz(vm)
     vm.cmd("every 100")
@@ -85,10 +93,7 @@ def test_alarm_twice_and_after_ctrl_c(vm):
     # the next run sets them up afresh.
     vm.type("alarm 2 5000\r")
     vm.expect_exact("alarm 2 5000")
-    time.sleep(0.3)
-    vm.send(CTRL_C)
-    assert "^C (interrupted)" in vm.wait_prompt()
-    assert ours(vm) == []
+    interrupt_after(vm)
     assert ALARM_DONE in vm.cmd("alarm 2 10")
     assert ours(vm) == []
 
@@ -117,10 +122,7 @@ def test_keytimer_twice_and_after_ctrl_c(vm):
     # Armed by the key, then interrupted before it fires.
     vm.type("keytimer 10000\r")
     press_key_when_asked(vm)
-    time.sleep(0.3)
-    vm.send(CTRL_C)
-    assert "^C (interrupted)" in vm.wait_prompt()
-    assert ours(vm) == []
+    interrupt_after(vm)
     assert re.search(r"fired after \d+ us \(asked 50 ms\)", keytimer(vm, 50))
     assert ours(vm) == []
 
@@ -129,10 +131,7 @@ def test_sleep_interrupted_then_again(vm):
     for _ in range(2):
         vm.type("sleep 10000\r")
         vm.expect_exact("sleep 10000")
-        time.sleep(0.3)
-        vm.send(CTRL_C)
-        assert "^C (interrupted)" in vm.wait_prompt()
-        assert ours(vm) == []
+        interrupt_after(vm)
     start = time.monotonic()
     assert vm.cmd("sleep 200").strip() == ""
     assert time.monotonic() - start >= 0.2
