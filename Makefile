@@ -42,7 +42,8 @@ CFLAGS := -std=gnu11 -m32 -march=i486 -mgeneral-regs-only \
 LDFLAGS := -m elf_i386 -T linker.ld -nostdlib -z noexecstack
 NASMFLAGS := -f elf32 -g -F dwarf
 
-C_SRCS   := $(wildcard kernel/*.c kernel/lib/*.c kernel/time/*.c drivers/*.c)
+C_SRCS   := $(wildcard kernel/*.c kernel/arch/*.c kernel/shell/*.c kernel/lib/*.c kernel/time/*.c \
+                      drivers/timer/*.c drivers/platform/*.c)
 ASM_SRCS := $(wildcard boot/*.asm)
 OBJS     := $(patsubst %.c,$(BUILD)/%.o,$(C_SRCS)) $(patsubst %.asm,$(BUILD)/%.o,$(ASM_SRCS))
 

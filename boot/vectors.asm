@@ -4,8 +4,8 @@
 ; Table 6-1 (which exceptions push an error code).  Every stub makes the stack
 ; look the same — an error code (real or a dummy 0) and the vector number —
 ; then jumps to trap_common, which saves the general registers and calls
-; trap_dispatch(struct trapframe *) in kernel/trap.c.  The layout pushed here
-; must match struct trapframe in include/trap.h.
+; trap_dispatch(struct trapframe *) in kernel/arch/trap.c.  The layout pushed here
+; must match struct trapframe in include/arch/trap.h.
 
 %macro VECTOR_NOERR 1
 vector%1:
@@ -40,7 +40,7 @@ trap_common:
     push es
     push fs
     push gs
-    mov ax, 0x10                ; kernel data segment (kernel/gdt.c)
+    mov ax, 0x10                ; kernel data segment (kernel/arch/gdt.c)
     mov ds, ax
     mov es, ax
     mov fs, ax
@@ -57,7 +57,7 @@ trap_common:
     add esp, 8                  ; vector number and error code
     iretd
 
-; The table kernel/idt.c reads to fill the IDT.
+; The table kernel/arch/idt.c reads to fill the IDT.
 section .rodata
 global trap_vectors
 trap_vectors:

@@ -11,7 +11,7 @@
 #define LULL_IDLE_H
 
 #include "compiler.h"
-#include "x86.h"
+#include "arch/x86.h"
 
 /* Called with interrupts off; returns with them on, after at least one
  * interrupt has been handled (or at once if one was pending). */

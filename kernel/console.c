@@ -7,9 +7,9 @@
  * consumer only moves `tail`, so neither needs to disable interrupts.
  */
 #include "console.h"
-#include "drivers.h"
+#include "drivers/platform.h"
 #include "kprintf.h"
-#include "x86.h"
+#include "arch/x86.h"
 
 /* Big enough for several pasted lines of LINEEDIT_MAX characters arriving
  * while a command runs.  A power of two, so indexes wrap with a mask. */

@@ -7,12 +7,12 @@
  * row of the benchmark table.
  */
 #include "cmdline.h"
-#include "drivers.h"
+#include "drivers/platform.h"
 #include "errno.h"
 #include "floor.h"
 #include "kprintf.h"
 #include "panic.h"
-#include "timer_hw.h"
+#include "drivers/timer.h"
 
 static bool floor_requested;
 

@@ -3,7 +3,7 @@
  * Everything lull does to save wakeups happens in the two tick calls around
  * the halt: tick_idle_enter() decides how long the CPU may sleep and programs
  * the timer for it; the interrupt that ends the sleep catches time up
- * (tick_irq_enter in kernel/irq.c); tick_idle_exit() accounts for it.
+ * (tick_irq_enter in kernel/arch/irq.c); tick_idle_exit() accounts for it.
  */
 #include "idle.h"
 #include "time/tick.h"

@@ -4,22 +4,22 @@
  * steps above it set up, and nothing runs behind its back (no initcalls).
  * docs/boot.md walks through it.
  */
-#include "acpi.h"
+#include "drivers/acpi.h"
 #include "cmdline.h"
 #include "console.h"
-#include "drivers.h"
+#include "drivers/platform.h"
 #include "floor.h"
 #include "kprintf.h"
 #include "multiboot.h"
 #include "panic.h"
-#include "paging.h"
+#include "arch/paging.h"
 #include "selftest.h"
-#include "shell.h"
-#include "timer_hw.h"
+#include "shell/shell.h"
+#include "drivers/timer.h"
 #include "time/tick.h"
-#include "trap.h"
+#include "arch/trap.h"
 #include "version.h"
-#include "x86.h"
+#include "arch/x86.h"
 
 const struct multiboot_info *boot_info;
 

@@ -10,8 +10,8 @@
  */
 #include "panic.h"
 #include "kprintf.h"
-#include "trap.h"
-#include "x86.h"
+#include "arch/trap.h"
+#include "arch/x86.h"
 
 #define STACK_DUMP_WORDS   16
 #define BACKTRACE_FRAMES   8

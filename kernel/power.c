@@ -2,18 +2,18 @@
  * falling back to cruder ones, so neither command can leave the machine in
  * an odd half-state.
  *
- * reboot:   the FADT's reset register (ACPI 6.5, 4.8.3.6), then the 8042 reset line (drivers/i8042.c), then a deliberate triple
+ * reboot:   the FADT's reset register (ACPI 6.5, 4.8.3.6), then the 8042 reset line (drivers/platform/i8042.c), then a deliberate triple
  *           fault (an empty IDT and an interrupt: the CPU can't deliver it,
  *           can't deliver the #DF either, and resets).
- * poweroff: ACPI S5 (drivers/acpi.c, when there is ACPI), then QEMU's
+ * poweroff: ACPI S5 (drivers/platform/acpi.c, when there is ACPI), then QEMU's
  *           isa-debug-exit, then a message and halt.
  */
 #include "power.h"
-#include "acpi.h"
-#include "drivers.h"
+#include "drivers/acpi.h"
+#include "drivers/platform.h"
 #include "kprintf.h"
 #include "panic.h"
-#include "x86.h"
+#include "arch/x86.h"
 
 /* Give the 8042 this long to pull RESET before trying something else. */
 #define RESET_WAIT_SPINS 10000000

@@ -16,16 +16,16 @@
  * It runs before the tick starts, so it may use every device freely.
  */
 #include "cmdline.h"
-#include "drivers.h"
+#include "drivers/platform.h"
 #include "errno.h"
 #include "kprintf.h"
 #include "power.h"
 #include "selftest.h"
-#include "timer_hw.h"
+#include "drivers/timer.h"
 #include "time/clockevent.h"
 #include "time/clocksource.h"
 #include "time/timekeeping.h"
-#include "x86.h"
+#include "arch/x86.h"
 
 #define MONOTONIC_READS      100000
 #define AGREE_WINDOW_US      PIT_CH2_MAX_US      /* one PIT channel-2 wait */

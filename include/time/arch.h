@@ -1,5 +1,5 @@
 /* include/time/arch.h — the only things the portable time core needs from
- * the machine.  The kernel implements them in kernel/arch_time.c; the host
+ * the machine.  The kernel implements them in kernel/arch/time.c; the host
  * unit tests implement them in tests/unit/host_arch.c.  Nothing else in
  * kernel/time/ may touch hardware (STYLE.md rule 2). */
 #ifndef LULL_TIME_ARCH_H

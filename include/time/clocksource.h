@@ -68,7 +68,7 @@ static inline uint64_t clocksource_cyc2ns(uint64_t cycles, uint32_t mult, uint32
  * registered. */
 int clocksource_register(struct clocksource *cs);
 
-/* The driver measured its counter's rate again (drivers/tsc.c refines the
+/* The driver measured its counter's rate again (drivers/timer/tsc.c refines the
  * TSC's a second after boot): re-derive mult/shift; if timekeeping reads
  * this counter, it counts up to now at the old rate and on at the new one,
  * so time does not jump.  -EINVAL (rate kept) for 0 or a rate too slow to

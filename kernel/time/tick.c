@@ -15,7 +15,7 @@
  * so a fraction of a tick is never lost and never counted twice, however
  * long the CPU slept and whichever interrupt woke it.
  *
- * Where the work happens for one interrupt (see kernel/irq.c):
+ * Where the work happens for one interrupt (see kernel/arch/irq.c):
  *   tick_irq_enter()   before the handler: if the tick was stopped, catch
  *                      jiffies up and restore the tick (the seed's rule: a
  *                      keyboard or serial interrupt during a skip sees the

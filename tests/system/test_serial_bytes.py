@@ -1,5 +1,5 @@
 """Every byte value over the serial line: each does its job from the line
-editor's table (kernel/lib/lineedit.c, docs/boot.md "Line editing") or
+editor's table (kernel/shell/lineedit.c, docs/boot.md "Line editing") or
 nothing, and the shell answers normally afterwards.
 
 The console output these tests expect is worked out, byte for byte, by
@@ -19,9 +19,9 @@ import pytest
 
 from conftest import PROMPT
 
-LINEEDIT_MAX = 255          # include/lineedit.h
+LINEEDIT_MAX = 255          # include/shell/lineedit.h
 LINEEDIT_HISTORY = 16
-ARGS_MAX = 16               # include/args.h
+ARGS_MAX = 16               # include/shell/args.h
 
 CR, LF, BS, DEL, ESC = 0x0D, 0x0A, 0x08, 0x7F, 0x1B
 CTRL_C, CTRL_U = 0x03, 0x15
@@ -34,7 +34,7 @@ def printable(b):
 
 
 class Editor:
-    """The byte table of kernel/lib/lineedit.c as a Python model.
+    """The byte table of kernel/shell/lineedit.c as a Python model.
 
     feed() returns what lull must send back: strings (echo) and, for each
     line ended, one event - ("line", text), ("cancel",) or ("too_long",) -

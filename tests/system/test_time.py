@@ -72,7 +72,7 @@ def test_clocksource_list_and_switch_without_jump(boot):
 
 
 def wait_for_tsc_refinement(vm, limit=5.0):
-    """The clocksource listing once drivers/tsc.c has measured the TSC again
+    """The clocksource listing once drivers/timer/tsc.c has measured the TSC again
     (a second after boot); before that the TSC's rate is the boot one."""
     deadline = time.monotonic() + limit
     while True:

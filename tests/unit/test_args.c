@@ -1,12 +1,12 @@
-// SOURCES: kernel/lib/args.c
-/* Host tests for word splitting and strict number parsing (kernel/lib/args.c). */
+// SOURCES: kernel/shell/args.c
+/* Host tests for word splitting and strict number parsing (kernel/shell/args.c). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
 #include <string.h>
 #include <cmocka.h>
-#include "args.h"
+#include "shell/args.h"
 #include "errno.h"
 
 static void test_split(void **state)

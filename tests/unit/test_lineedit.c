@@ -1,9 +1,9 @@
-// SOURCES: kernel/lib/lineedit.c
-/* Host tests for the shell's line editor (kernel/lib/lineedit.c): bytes in,
+// SOURCES: kernel/shell/lineedit.c
+/* Host tests for the shell's line editor (kernel/shell/lineedit.c): bytes in,
  * echo and completed lines out.
  *
  * job_of() below restates the byte table from the header comment of
- * kernel/lib/lineedit.c, and the test_every_byte_* tests hold all 256 byte
+ * kernel/shell/lineedit.c, and the test_every_byte_* tests hold all 256 byte
  * values to it: on an empty line, in the middle of a line, at the length
  * limit, and inside each kind of escape sequence. */
 #include <stdarg.h>
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
-#include "lineedit.h"
+#include "shell/lineedit.h"
 
 static char echoed[16384];
 static size_t echoed_len;

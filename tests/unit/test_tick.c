@@ -19,7 +19,7 @@
 #include "time/tick.h"
 #include "time/timekeeping.h"
 #include "time/timer.h"
-#include "irq.h"
+#include "arch/irq.h"
 
 extern bool host_irqs_disabled;
 

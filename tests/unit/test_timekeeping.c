@@ -238,7 +238,7 @@ static void test_switch_no_jump_no_backwards(void **state)
 	assert_true(switches > 100);
 }
 
-/* The TSC's rate is measured again a second after boot (drivers/tsc.c):
+/* The TSC's rate is measured again a second after boot (drivers/timer/tsc.c):
  * time must not jump when the new rate takes over, what was counted before
  * stays counted at the old rate, and from then on the new one applies. */
 static void check_rate_change(uint64_t boot_hz, uint64_t true_hz, unsigned bits, uint64_t seed)

@@ -1,0 +1,46 @@
+/* include/arch/irq.h — attaching handlers to interrupt lines.
+ *
+ * Legacy ISA devices (UART, keyboard, PIT, RTC) raise IRQ lines 0..15 that
+ * the 8259 PIC turns into vectors 0x20..0x2F.  The local APIC raises its own
+ * vectors directly.  Either way a handler is a plain function called with
+ * interrupts off; the dispatcher counts every interrupt for `irqs`,
+ * acknowledges it, and runs the hooks the tick code needs around it. */
+#ifndef LULL_IRQ_H
+#define LULL_IRQ_H
+
+#include "compiler.h"
+
+#define IRQ_LINES 16
+
+typedef void (*irq_handler_t)(void *ctx);
+
+/* Attach to ISA line 0..15 and unmask it.  -EBUSY if taken, -EINVAL bad line. */
+int irq_request(unsigned line, irq_handler_t fn, void *ctx, const char *name);
+void irq_free(unsigned line);
+void irq_mask(unsigned line);
+void irq_unmask(unsigned line);
+
+/* Attach to a raw vector (local APIC sources); eoi acknowledges it. */
+int irq_request_vector(unsigned vector, irq_handler_t fn, void *ctx,
+                       const char *name, void (*eoi)(void));
+
+/* Called from trap_dispatch for vectors >= 32. */
+struct trapframe;
+void irq_dispatch(struct trapframe *tf);
+
+/* Name of the device on a vector ("uart", "pit", …) or NULL. */
+const char *irq_vector_name(unsigned vector);
+
+/* Print the per-vector counts like /proc/interrupts (the `irqs` command). */
+void irq_print_counts(void);
+
+/* The vector being handled now, or -1 outside interrupt context. */
+extern volatile int irq_current_vector;
+
+/* Hooks the tick layer provides (kernel/time/tick.c): called before any
+ * handler runs (catch up time after an idle skip) and after it returns
+ * (run expired timers with interrupts enabled). */
+void tick_irq_enter(unsigned vector);
+void tick_irq_exit(void);
+
+#endif

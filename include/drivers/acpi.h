@@ -1,0 +1,72 @@
+/* include/drivers/acpi.h — what lull reads from the ACPI tables (drivers/platform/acpi.c).
+ *
+ * Spec: ACPI 6.5, chapter 5.2 (RSDP, RSDT/XSDT, FADT, MADT) and the IA-PC
+ * HPET specification 1.0a, 3.2.4 (the HPET table).  Only the fields lull
+ * uses are kept; everything else stays in the tables. */
+#ifndef LULL_ACPI_H
+#define LULL_ACPI_H
+
+#include "compiler.h"
+
+struct acpi_info {
+	bool present;                   /* a valid RSDP and RSDT/XSDT were found */
+	uint8_t revision;               /* RSDP revision: 0 = ACPI 1.0, 2+ = XSDT */
+	char oem_id[7];                 /* the RSDP's OEM id, e.g. "BOCHS" */
+
+	/* FADT (5.2.9) */
+	bool has_fadt;
+	uint8_t fadt_revision;          /* 1 = ACPI 1.0; 3 and up = ACPI 2.0+ */
+	uint16_t pm_timer_port;         /* X_PM_TMR_BLK or PM_TMR_BLK (I/O), 0 if none */
+	bool pm_timer_32bit;            /* TMR_VAL_EXT flag: 32-bit, else 24-bit */
+	uint16_t pm1a_cnt_port, pm1b_cnt_port;  /* for S5 */
+	bool s5_valid;                  /* \_S5 found in the DSDT */
+	uint8_t s5_slp_typa, s5_slp_typb;
+	bool reset_valid;               /* RESET_REG_SUP set and RESET_REG filled in
+	                                   (any space; acpi_reset uses I/O only) */
+	uint8_t reset_space;            /* GAS address space id: 0 memory, 1 I/O */
+	uint64_t reset_addr;
+	uint8_t reset_value;
+	uint16_t boot_arch;             /* IAPC_BOOT_ARCH (FADT revision 2+, else 0):
+	                                   ACPI_BOOT_* */
+	uint8_t century_reg;            /* CENTURY: CMOS index of the RTC's century
+	                                   byte, 0 if the RTC has none */
+
+	/* HPET table */
+	bool has_hpet;
+	uint64_t hpet_base;             /* physical address of the register block */
+	uint16_t hpet_min_tick;         /* smallest period (in counter ticks) the
+	                                   firmware promises periodic mode handles */
+
+	/* MADT (5.2.12) */
+	bool has_madt;
+	uint32_t lapic_base;            /* local APIC address */
+	unsigned cpu_count;             /* enabled processor local APICs */
+	bool pcat_compat;               /* dual 8259s present as well */
+	uint32_t ioapic_base;           /* first I/O APIC, 0 if none */
+	uint32_t irq0_gsi;              /* ISA IRQ0 as a GSI after overrides (QEMU: 2);
+	                                   0 when no override says otherwise */
+};
+
+#define ACPI_BOOT_LEGACY_DEVICES (1u << 0)  /* ISA devices: RTC, PIT, ... */
+#define ACPI_BOOT_8042           (1u << 1)  /* a PS/2 keyboard controller */
+
+/* Generic Address Structure address spaces (ACPI 6.5, 5.2.3.2). */
+#define ACPI_SPACE_MEMORY   0   /* system memory (MMIO) */
+#define ACPI_SPACE_IO       1   /* system I/O ports */
+
+extern struct acpi_info acpi;
+
+/* Find and check the tables; print one line per table (or why none).
+ * 0, or -ENODEV when the machine has no usable ACPI tables. */
+int acpi_init(void);
+/* Enter S5 (soft off).  Returns only on failure: -ENODEV without an FADT
+ * and \_S5, -EINVAL if the machine is still running after the write. */
+int acpi_poweroff(void);
+/* Reset through the FADT reset register (I/O space only).  Returns only on
+ * failure: -ENODEV if none is advertised or it is not in I/O space,
+ * -EINVAL if the machine is still running after the write. */
+int acpi_reset(void);
+/* The `acpi` shell command. */
+int cmd_acpi(int argc, char **argv);
+
+#endif

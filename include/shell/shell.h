@@ -1,0 +1,40 @@
+/* include/shell/shell.h — the serial/keyboard shell and its command table.
+ *
+ * Every command is one entry in the table in kernel/shell/commands.c: its name,
+ * its usage line, one line of help, and the function that runs it.  A
+ * handler parses its arguments strictly and returns one of:
+ *   0             done;
+ *   SHELL_USAGE   the words were malformed (wrong count, not a number, out
+ *                 of range, unknown keyword): the shell prints
+ *                 "usage: NAME USAGE" and the handler prints nothing;
+ *   -errno        the request was well-formed but refused or failed: the
+ *                 handler has printed its own "error: ..." line saying why,
+ *                 and the shell adds no usage line (-EINTR: Ctrl-C, the
+ *                 shell says so).
+ */
+#ifndef LULL_SHELL_H
+#define LULL_SHELL_H
+
+#include "compiler.h"
+#include "errno.h"
+
+#define SHELL_PROMPT "lull> "
+/* Not an errno (errno.h's codes are all below 100), so that a refusal
+ * returning -EINVAL is never mistaken for malformed words. */
+#define SHELL_USAGE  (-1000)
+
+struct shell_command {
+	const char *name;
+	const char *usage;          /* arguments, e.g. "MS" or "[NAME]" */
+	const char *help;           /* one line */
+	int (*run)(int argc, char **argv);
+};
+
+extern const struct shell_command shell_commands[];
+extern const unsigned shell_command_count;
+
+/* Run one line as if typed (used by the shell loop and boot option run=). */
+void shell_execute(char *line);
+__noreturn void shell_run(void);
+
+#endif

@@ -1,0 +1,52 @@
+/* kernel/arch/gdt.c — the Global Descriptor Table: one flat 4 GiB code segment
+ * and one flat data segment, both ring 0.
+ *
+ * Spec: Intel SDM Vol. 3A, 3.4.5 (segment descriptors).  lull uses no
+ * segmentation and no user mode; the table exists because protected mode
+ * requires one, and because we cannot trust the loader's (the Multiboot spec,
+ * 3.2, says the GDTR "may be invalid").
+ */
+#include "arch/trap.h"
+
+#define GDT_KERNEL_CODE 0x08    /* selectors: index * 8, TI=0, RPL=0 */
+#define GDT_KERNEL_DATA 0x10
+
+/* Access byte: present, ring 0, code/data, and the type. */
+#define GDT_ACCESS_CODE 0x9A    /* P=1 DPL=0 S=1 type=execute/read */
+#define GDT_ACCESS_DATA 0x92    /* P=1 DPL=0 S=1 type=read/write */
+/* Flags nibble: 4 KiB granularity, 32-bit default operand size. */
+#define GDT_FLAGS_4K_32 0xC
+
+struct gdt_entry {
+	uint16_t limit_lo, base_lo;
+	uint8_t base_mid, access, limit_hi_flags, base_hi;
+} __packed;
+_Static_assert(sizeof(struct gdt_entry) == 8, "SDM Figure 3-8");
+
+#define FLAT(access) { 0xFFFF, 0, 0, (access), (GDT_FLAGS_4K_32 << 4) | 0xF, 0 }
+
+static const struct gdt_entry gdt[] = {
+	{ 0 },                          /* the null descriptor */
+	FLAT(GDT_ACCESS_CODE),          /* 0x08 */
+	FLAT(GDT_ACCESS_DATA),          /* 0x10 */
+};
+
+struct __packed gdt_ptr { uint16_t limit; uint32_t base; };
+
+void gdt_init(void)
+{
+	struct gdt_ptr p = { sizeof(gdt) - 1, (uint32_t)gdt };
+	/* Load the table, then reload every segment register: CS needs a far
+	 * jump, the others a plain move. */
+	__asm__ __volatile__(
+		"lgdt %0\n\t"
+		"ljmp %1, $1f\n"
+		"1:\n\t"
+		"mov %2, %%ax\n\t"
+		"mov %%ax, %%ds\n\t"
+		"mov %%ax, %%es\n\t"
+		"mov %%ax, %%fs\n\t"
+		"mov %%ax, %%gs\n\t"
+		"mov %%ax, %%ss\n\t"
+		:: "m"(p), "i"(GDT_KERNEL_CODE), "i"(GDT_KERNEL_DATA) : "eax", "memory");
+}

@@ -1,0 +1,39 @@
+/* kernel/arch/idt.c — the Interrupt Descriptor Table: all 256 vectors point at
+ * the stubs in boot/vectors.asm.
+ *
+ * Spec: Intel SDM Vol. 3A, 6.10 (IDT) and 6.11 (gate descriptors).  Every
+ * entry is a 32-bit interrupt gate, which clears IF on entry: handlers start
+ * with interrupts off, and kernel/arch/irq.c decides when to turn them back on.
+ */
+#include "arch/trap.h"
+
+#define IDT_ENTRIES         256
+#define IDT_GATE_INTERRUPT  0x8E    /* P=1, DPL=0, 32-bit interrupt gate */
+#define KERNEL_CS           0x08    /* kernel/arch/gdt.c */
+
+struct idt_entry {
+	uint16_t offset_lo, selector;
+	uint8_t zero, type_attr;
+	uint16_t offset_hi;
+} __packed;
+_Static_assert(sizeof(struct idt_entry) == 8, "SDM Figure 6-2");
+
+static struct idt_entry idt[IDT_ENTRIES];
+extern const uint32_t trap_vectors[IDT_ENTRIES];
+
+struct __packed idt_ptr { uint16_t limit; uint32_t base; };
+
+void idt_init(void)
+{
+	for (unsigned v = 0; v < IDT_ENTRIES; v++) {
+		uint32_t handler = trap_vectors[v];
+		idt[v] = (struct idt_entry){
+			.offset_lo = (uint16_t)handler,
+			.selector = KERNEL_CS,
+			.type_attr = IDT_GATE_INTERRUPT,
+			.offset_hi = (uint16_t)(handler >> 16),
+		};
+	}
+	struct idt_ptr p = { sizeof(idt) - 1, (uint32_t)idt };
+	__asm__ __volatile__("lidt %0" :: "m"(p));
+}

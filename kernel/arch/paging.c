@@ -1,0 +1,99 @@
+/* kernel/arch/paging.c — a two-level i386 page table that maps every address to
+ * itself.
+ *
+ * Spec: Intel SDM Vol. 3A, 4.3 (32-bit paging): CR3 -> page directory (1024
+ * entries, 4 MiB each) -> page table (1024 entries, 4 KiB each).  We use only
+ * 4 KiB pages, which every CPU from the 386 on supports (4 MiB pages need
+ * PSE, which the 486 lacks).  Page tables come from a fixed pool in .bss.
+ */
+#include "arch/paging.h"
+#include "kprintf.h"
+#include "kstring.h"
+#include "panic.h"
+#include "arch/x86.h"
+
+#define PTE_PRESENT     (1u << 0)
+#define PTE_WRITABLE    (1u << 1)
+#define PTE_PWT         (1u << 3)   /* write-through */
+#define PTE_PCD         (1u << 4)   /* cache disable: device registers */
+#define PTE_ADDR_MASK   0xFFFFF000u
+#define CR0_PG          (1u << 31)
+#define ENTRIES         1024
+#define PDE_SPAN        (ENTRIES * PAGE_SIZE)   /* 4 MiB per directory entry */
+
+/* 64 tables map 256 MiB of RAM; 8 more cover device windows and ACPI
+ * tables.  lull needs far less RAM than that; a bigger machine just has RAM
+ * lull never touches. */
+#define PAGING_RAM_TABLES   64
+#define PAGING_EXTRA_TABLES 8
+#define PAGING_MAX_RAM      ((uint64_t)PAGING_RAM_TABLES * PDE_SPAN)
+
+static uint32_t page_dir[ENTRIES] __attribute__((aligned(PAGE_SIZE)));
+static uint32_t tables[PAGING_RAM_TABLES + PAGING_EXTRA_TABLES][ENTRIES]
+	__attribute__((aligned(PAGE_SIZE)));
+static unsigned tables_used;
+static uint32_t ram_mapped;
+static bool enabled;
+
+static uint32_t *table_for(uint32_t addr)
+{
+	uint32_t *pde = &page_dir[addr / PDE_SPAN];
+	if (!(*pde & PTE_PRESENT)) {
+		if (tables_used == ARRAY_SIZE(tables))
+			return NULL;
+		uint32_t *t = tables[tables_used++];
+		memset(t, 0, PAGE_SIZE);
+		*pde = (uint32_t)t | PTE_PRESENT | PTE_WRITABLE;
+	}
+	return (uint32_t *)(*pde & PTE_ADDR_MASK);
+}
+
+static bool map_range(uint32_t phys, uint32_t len, uint32_t flags)
+{
+	uint32_t start = phys & PTE_ADDR_MASK;
+	uint64_t end = (uint64_t)phys + len;
+	for (uint64_t a = start; a < end; a += PAGE_SIZE) {
+		uint32_t *t = table_for((uint32_t)a);
+		if (!t)
+			return false;
+		t[((uint32_t)a / PAGE_SIZE) % ENTRIES] = (uint32_t)a | flags | PTE_PRESENT | PTE_WRITABLE;
+	}
+	/* New mappings of pages that were not present need no TLB flush: the
+	 * CPU never caches a not-present translation (SDM 4.10.2.3). */
+	return true;
+}
+
+void paging_init(uint64_t ram_bytes)
+{
+	if (ram_bytes > PAGING_MAX_RAM)
+		ram_bytes = PAGING_MAX_RAM;
+	if (!map_range(0, (uint32_t)ram_bytes, 0))
+		panic("paging_init: page-table pool too small for RAM");
+	ram_mapped = (uint32_t)ram_bytes;
+	__asm__ __volatile__("mov %0, %%cr3" :: "r"(page_dir) : "memory");
+	__asm__ __volatile__("mov %%cr0, %%eax; or %0, %%eax; mov %%eax, %%cr0"
+	                     :: "i"(CR0_PG) : "eax", "memory");
+	enabled = true;
+}
+
+uint32_t paging_ram_mapped(void) { return ram_mapped; }
+
+void *paging_map_mmio(uint32_t phys, uint32_t len)
+{
+	return map_range(phys, len, PTE_PCD | PTE_PWT) ? (void *)phys : NULL;
+}
+
+void *paging_map_ram(uint32_t phys, uint32_t len)
+{
+	if ((uint64_t)phys + len <= ram_mapped)
+		return (void *)phys;
+	return map_range(phys, len, 0) ? (void *)phys : NULL;
+}
+
+void paging_unmap_null_page(void)
+{
+	uint32_t *t = table_for(0);
+	t[0] = 0;
+	if (enabled)
+		__asm__ __volatile__("invlpg (%0)" :: "r"(0) : "memory");
+}

@@ -1,0 +1,456 @@
+/* kernel/shell/cmd_dyntick.c — the shell commands that make the HZ trade-off
+ * visible: dyntick (the 2005 patch's status), wakeups ("why did I wake?"),
+ * idle, latency (a small cyclictest), trace, and three timer exercisers —
+ * every (a periodic wheel timer), alarm (Pintos-style sleepers) and keytimer
+ * (a timer armed from an interrupt handler). */
+#include "shell/args.h"
+#include "console.h"
+#include "histogram.h"
+#include "idle.h"
+#include "arch/irq.h"
+#include "kprintf.h"
+#include "kstring.h"
+#include "shell/shell.h"
+#include "time/arch.h"
+#include "time/hrtimer.h"
+#include "time/jiffies.h"
+#include "time/tick.h"
+#include "time/timekeeping.h"
+#include "time/timer.h"
+#include "time/trace.h"
+#include "time/wakeups.h"
+#include "shell/commands.h"
+
+#define IDLE_MAX_S        3600u
+#define LATENCY_MAX_COUNT 1000000u
+#define LATENCY_MIN_US    50u
+#define LATENCY_MAX_US    1000000u
+#define LATENCY_HIST_US   20000u         /* 1 us buckets up to 20 ms */
+#define LATENCY_LOG2_BINS 16u            /* printed: [0,1) us ... [8192,16384), >=16384 */
+#define EVERY_MAX_MS      3600000u
+#define ALARM_MAX         16u
+#define ALARM_MAX_STEP_MS 10000u
+#define KEYTIMER_MAX_MS   60000u
+_Static_assert((1u << (LATENCY_LOG2_BINS - 2)) <= LATENCY_HIST_US,
+               "the bucket of 20 ms and over must fall in the open last log2 bin");
+
+/* Milliseconds to jiffies at the current HZ, rounded up (never early). */
+static uint32_t ms_to_jiffies(uint32_t ms)
+{
+	return (uint32_t)(((uint64_t)ms * tick_hz + 999) / 1000);
+}
+
+static void print_ms_1(uint64_t ns)     /* "3333.3" */
+{
+	uint64_t tenths = ns / (NSEC_PER_MSEC / 10);
+	kprintf("%llu.%llu", (unsigned long long)(tenths / 10), (unsigned long long)(tenths % 10));
+}
+
+/* ---------------------------------------------------------- dyntick */
+
+int cmd_dyntick(int argc, char **argv)
+{
+	struct tick_cpu *tc = this_tick();
+	if (argc == 2 && strcmp(argv[1], "on") == 0)
+		return tick_set_mode(TICK_MODE_DYNTICK);
+	if (argc == 2 && strcmp(argv[1], "off") == 0)
+		return tick_set_mode(TICK_MODE_PERIODIC);
+	if (argc != 1)
+		return SHELL_USAGE;
+	/* The seed's sysfs file, line for line. */
+	kprintf("suitable:\t%d\n", tick_skipping_suitable());
+	kprintf("enabled:\t%d\n", tc->mode != TICK_MODE_PERIODIC);
+	kprintf("using APIC:\t%d\n", strcmp(tc->dev->name, "lapic") == 0);
+	kprintf("mode: %s, device: %s, max skip: %llu ticks at HZ=%u\n", tick_mode_name(tc->mode),
+	        tc->dev->name, (unsigned long long)tick_max_skip(), tc->hz);
+	kprintf("skips: %llu, ticks skipped: %llu, catch-ups: %llu, longest skip: %llu ticks\n",
+	        (unsigned long long)tc->skips, (unsigned long long)tc->ticks_skipped,
+	        (unsigned long long)tc->catchups, (unsigned long long)tc->longest_skip);
+	return 0;
+}
+
+/* ---------------------------------------------------------- wakeups */
+
+static void print_rate(uint64_t count, uint64_t ns)    /* "2.75" per second */
+{
+	uint64_t centi = wakeups_rate_centi(count, ns);
+	kprintf("%llu.%02llu", (unsigned long long)(centi / 100), (unsigned long long)(centi % 100));
+}
+
+int cmd_wakeups(int argc, char **argv)
+{
+	if (argc == 2 && strcmp(argv[1], "reset") == 0) {
+		unsigned long f = arch_irq_save();
+		wakeups_reset(ktime_get_ns());
+		arch_irq_restore(f);
+		return 0;
+	}
+	if (argc != 1)
+		return SHELL_USAGE;
+	static struct wakeup_stats s;
+	wakeups_snapshot(&s);
+	uint64_t span = ktime_get_ns() - s.since_ns;
+	kprintf("wakeups in the last %llu.%03llu s: %llu (", (unsigned long long)(span / NSEC_PER_SEC),
+	        (unsigned long long)(span % NSEC_PER_SEC / NSEC_PER_MSEC), (unsigned long long)s.wakeups);
+	print_rate(s.wakeups, span);
+	kprintf("/s), halted %llu%%\n", (unsigned long long)(span ? s.idle_ns * 100 / span : 0));
+	kprintf("   count   rate/s  cause\n");
+	for (unsigned i = 0; i < s.ncauses; i++) {
+		struct wakeup_cause *c = &s.causes[i];
+		kprintf("%8llu  ", (unsigned long long)c->count);
+		print_rate(c->count, span);
+		kprintf("\t%s", wakeup_kind_name(c->kind));
+		if (c->kind == WAKE_IRQ) {
+			const char *n = irq_vector_name(c->vector);
+			kprintf(" 0x%02x (%s)", c->vector, n ? n : "?");
+		} else if (c->name) {
+			kprintf(": %s", c->name);
+		}
+		kprintf("\n");
+	}
+	if (s.other)
+		kprintf("%8llu  (causes that did not fit the table)\n", (unsigned long long)s.other);
+	kprintf("skips by limit: timer %llu, hrtimer %llu, device max %llu, clocksource wrap %llu\n",
+	        (unsigned long long)s.skips_by_limit[TICK_LIMIT_TIMER],
+	        (unsigned long long)s.skips_by_limit[TICK_LIMIT_HRTIMER],
+	        (unsigned long long)s.skips_by_limit[TICK_LIMIT_DEVICE],
+	        (unsigned long long)s.skips_by_limit[TICK_LIMIT_WRAP]);
+	return 0;
+}
+
+/* ---------------------------------------------------------- idle */
+
+int cmd_idle(int argc, char **argv)
+{
+	uint32_t secs;
+	if (argc != 2 || parse_u32(argv[1], 1, IDLE_MAX_S, &secs) != 0)
+		return SHELL_USAGE;
+	unsigned long f = arch_irq_save();
+	uint64_t w0 = wakeup_stats.wakeups, i0 = wakeup_stats.idle_ns;
+	wakeups_window_start();
+	uint64_t t0 = ktime_get_ns();
+	arch_irq_restore(f);
+
+	int rc = sleep_ns((uint64_t)secs * NSEC_PER_SEC);
+	if (rc == -ENOSPC) {
+		kprintf("error: no free hrtimer slot\n");
+		return rc;
+	}
+
+	f = arch_irq_save();
+	uint64_t t1 = ktime_get_ns();
+	uint64_t w = wakeup_stats.wakeups - w0, idle = wakeup_stats.idle_ns - i0;
+	uint64_t max_sleep = wakeup_stats.window_max_sleep_ns;
+	arch_irq_restore(f);
+	uint64_t span = t1 - t0;
+
+	kprintf("idle %llu.%03llu s: %llu wakeups (", (unsigned long long)(span / NSEC_PER_SEC),
+	        (unsigned long long)(span % NSEC_PER_SEC / NSEC_PER_MSEC), (unsigned long long)w);
+	print_rate(w, span);
+	kprintf("/s), mean sleep ");
+	print_ms_1(w ? idle / w : 0);
+	kprintf(" ms, max sleep ");
+	print_ms_1(max_sleep);
+	uint64_t halted = span ? idle * 10000 / span : 0;       /* basis points */
+	kprintf(" ms, halted %llu.%02llu%%\n", (unsigned long long)(halted / 100),
+	        (unsigned long long)(halted % 100));
+	return rc;
+}
+
+/* ---------------------------------------------------------- latency */
+
+static struct {
+	struct hrtimer timer;
+	uint64_t period_ns;
+	uint32_t want, n;
+	uint64_t min, max, sum;
+	uint32_t hist[LATENCY_HIST_US + 1];     /* last bucket: 20 ms and over */
+	volatile bool done;
+} lat;
+
+static enum hrtimer_restart latency_tick(struct hrtimer *t)
+{
+	uint64_t now = ktime_get_ns();
+	uint64_t l = now > t->expires_ns ? now - t->expires_ns : 0;
+	lat.min = MIN(lat.min, l);
+	lat.max = MAX(lat.max, l);
+	lat.sum += l;
+	lat.hist[MIN(l / NSEC_PER_USEC, LATENCY_HIST_US)]++;
+	if (++lat.n == lat.want) {
+		lat.done = true;
+		return HRTIMER_NORESTART;
+	}
+	/* Absolute deadlines: the next one is a period after the last
+	 * deadline, not after now, so latency does not accumulate. */
+	hrtimer_forward(t, now, lat.period_ns);
+	return HRTIMER_RESTART;
+}
+
+/* A percentile in us, or ">=20000" when it lies in the last bucket: the
+ * histogram cannot tell how far past 20 ms it is (max is exact). */
+static void print_latency_percentile(const char *label, unsigned pct)
+{
+	bool clipped;
+	uint32_t us = hist_percentile(lat.hist, LATENCY_HIST_US, lat.n, pct, &clipped);
+	kprintf(" %s=%s%u", label, clipped ? ">=" : "", us);
+}
+
+int cmd_latency(int argc, char **argv)
+{
+	uint32_t count, period_us;
+	if (argc != 3 || parse_u32(argv[1], 1, LATENCY_MAX_COUNT, &count) != 0 ||
+	    parse_u32(argv[2], LATENCY_MIN_US, LATENCY_MAX_US, &period_us) != 0)
+		return SHELL_USAGE;
+	memset(&lat, 0, sizeof(lat));
+	lat.min = UINT64_MAX;
+	lat.want = count;
+	lat.period_ns = (uint64_t)period_us * NSEC_PER_USEC;
+	hrtimer_init(&lat.timer, latency_tick, "latency");
+	if (hrtimer_start(&lat.timer, ktime_get_ns() + lat.period_ns) != 0) {
+		kprintf("error: no free hrtimer slot\n");
+		return -ENOSPC;
+	}
+	wait_event(lat.done || console_interrupted());
+	hrtimer_cancel(&lat.timer);
+	if (!lat.n)
+		return -EINTR;
+	uint64_t avg10 = lat.sum * 10 / lat.n / NSEC_PER_USEC;     /* tenths of us */
+	kprintf("latency: n=%u period=%uus min=%llu avg=%llu.%llu", lat.n, period_us,
+	        (unsigned long long)(lat.min / NSEC_PER_USEC), (unsigned long long)(avg10 / 10),
+	        (unsigned long long)(avg10 % 10));
+	print_latency_percentile("p50", 50);
+	print_latency_percentile("p99", 99);
+	kprintf(" max=%llu (us)\n", (unsigned long long)(lat.max / NSEC_PER_USEC));
+	/* A small log2 histogram: [0,1) [1,2) [2,4) ... us.  Its last bin,
+	 * from 16384 us up, also holds the bucket of 20 ms and over, so it
+	 * has no upper edge and says so. */
+	uint32_t bins[LATENCY_LOG2_BINS] = { 0 }, top = 1;
+	for (uint32_t us = 0; us <= LATENCY_HIST_US; us++)
+		bins[hist_log2_bin(us, LATENCY_LOG2_BINS)] += lat.hist[us];
+	for (unsigned b = 0; b < LATENCY_LOG2_BINS; b++)
+		top = MAX(top, bins[b]);
+	for (unsigned b = 0; b < LATENCY_LOG2_BINS; b++) {
+		if (!bins[b])
+			continue;
+		uint32_t lo, hi;
+		if (hist_log2_bounds(b, LATENCY_LOG2_BINS, &lo, &hi))
+			kprintf("  %5u-%-5u us %8u ", lo, hi, bins[b]);
+		else
+			kprintf("  >=%-9u us %8u ", lo, bins[b]);
+		for (uint32_t i = 0; i < (uint64_t)bins[b] * 40 / top; i++)
+			kprintf("#");
+		kprintf("\n");
+	}
+	return console_interrupted() ? -EINTR : 0;
+}
+
+/* ---------------------------------------------------------- trace */
+
+static const char *const trace_names[] = {
+	[TRACE_TIMER_IRQ] = "timer_irq", [TRACE_IDLE_ENTER] = "idle_enter",
+	[TRACE_IDLE_EXIT] = "idle_exit",
+};
+static const char *const limit_names[] = {
+	[TICK_LIMIT_NONE] = "tick", [TICK_LIMIT_TIMER] = "timer", [TICK_LIMIT_HRTIMER] = "hrtimer",
+	[TICK_LIMIT_DEVICE] = "device_max", [TICK_LIMIT_WRAP] = "clocksource_wrap",
+};
+
+int cmd_trace(int argc, char **argv)
+{
+	uint32_t secs;
+	if (argc != 2 || parse_u32(argv[1], 1, TRACE_MAX_S, &secs) != 0)
+		return SHELL_USAGE;
+	struct tick_cpu *tc = this_tick();
+	trace_start(ktime_get_ns());
+	int rc = sleep_ns((uint64_t)secs * NSEC_PER_SEC);
+	trace_stop();
+	if (rc == -ENOSPC) {
+		kprintf("error: no free hrtimer slot\n");
+		return rc;
+	}
+	kprintf("# trace: mode=%s device=%s hz=%u events=%u dropped=%u\n", tick_mode_name(tc->mode),
+	        tc->dev->name, tc->hz, trace_buf.count, trace_buf.dropped);
+	if (trace_buf.dropped) {
+		/* The CSV below stops here: say so before it, not after. */
+		uint64_t full = trace_buf.full_ns > trace_buf.start_ns ?
+		                trace_buf.full_ns - trace_buf.start_ns : 0;
+		kprintf("# trace: buffer full after %llu.%03llu s of %u s; %u events dropped\n",
+		        (unsigned long long)(full / NSEC_PER_SEC),
+		        (unsigned long long)(full % NSEC_PER_SEC / NSEC_PER_MSEC), secs,
+		        trace_buf.dropped);
+	}
+	kprintf("t_ns,event,cause,skip_ticks,sleep_ns,name\n");
+	for (unsigned i = 0; i < trace_buf.count; i++) {
+		const struct trace_event *e = &trace_buf.ev[i];
+		const char *cause = "";
+		char irq[24];
+		if (e->kind == TRACE_IDLE_ENTER) {
+			cause = limit_names[e->cause];
+		} else if (e->kind == TRACE_IDLE_EXIT) {
+			cause = wakeup_kind_name((enum wakeup_kind)e->cause);
+			if (e->cause == WAKE_IRQ) {
+				const char *n = irq_vector_name(e->vector);
+				ksnprintf(irq, sizeof(irq), "irq:%s", n ? n : "?");
+				cause = irq;
+			}
+		}
+		kprintf("%llu,%s,%s,%u,%llu,%s\n", (unsigned long long)e->t_ns, trace_names[e->kind],
+		        cause, e->skip, (unsigned long long)e->sleep_ns, e->name ? e->name : "");
+	}
+	return rc;
+}
+
+/* ---------------------------------------------------------- every */
+
+static struct timer every_timer;
+static uint32_t every_ms;
+
+static void every_fire(struct timer *t)
+{
+	/* From the last expiry, not from now: a drift-free period. */
+	timer_mod(t, t->expires + ms_to_jiffies(every_ms));
+}
+
+int cmd_every(int argc, char **argv)
+{
+	uint32_t ms;
+	if (argc == 1) {
+		if (timer_pending(&every_timer))
+			kprintf("every: %u ms\n", every_ms);
+		else
+			kprintf("every: off\n");
+		return 0;
+	}
+	if (argc == 2 && strcmp(argv[1], "off") == 0) {
+		timer_del(&every_timer);
+		return 0;
+	}
+	if (argc != 2 || parse_u32(argv[1], 1, EVERY_MAX_MS, &ms) != 0)
+		return SHELL_USAGE;
+	every_ms = ms;
+	/* Set up once, at the first use: from then on the timer may be
+	 * pending, and re-initialising a pending timer is refused (it would
+	 * link it into the wheel twice).  timer_mod moves a running period. */
+	if (!every_timer.function)
+		timer_init(&every_timer, every_fire, "every");
+	timer_mod(&every_timer, jiffies + ms_to_jiffies(ms));
+	return 0;
+}
+
+/* ---------------------------------------------------------- alarm */
+
+/* Pintos' alarm tests, on the wheel: COUNT pairs of sleepers, the pairs due
+ * STEP ms apart, armed longest first.  Each pair shares one deadline. */
+struct sleeper_probe {
+	struct timer t;
+	uint32_t ms;
+	uint32_t woke_jiffy;
+	uint64_t woke_ns;
+};
+static struct sleeper_probe alarms[2 * ALARM_MAX];
+static unsigned alarm_order[2 * ALARM_MAX];
+static volatile unsigned alarms_woken;
+
+static void alarm_fire(struct timer *t)
+{
+	struct sleeper_probe *p = container_of(t, struct sleeper_probe, t);
+	p->woke_jiffy = jiffies;
+	p->woke_ns = ktime_get_ns();
+	alarm_order[alarms_woken++] = (unsigned)(p - alarms);
+}
+
+int cmd_alarm(int argc, char **argv)
+{
+	uint32_t count, step;
+	if (argc != 3 || parse_u32(argv[1], 1, ALARM_MAX, &count) != 0 ||
+	    parse_u32(argv[2], 1, ALARM_MAX_STEP_MS, &step) != 0)
+		return SHELL_USAGE;
+	unsigned n = 2 * count;
+	alarms_woken = 0;
+	uint64_t t0 = ktime_get_ns();
+	unsigned long f = arch_irq_save();      /* one base jiffy for all */
+	uint32_t base = jiffies;
+	/* None is pending here: a finished run fired them all, an
+	 * interrupted one deleted them.  timer_add says so. */
+	for (unsigned i = 0; i < n; i++) {
+		struct sleeper_probe *p = &alarms[i];
+		p->ms = (count - i / 2) * step;
+		timer_init(&p->t, alarm_fire, "alarm");
+		timer_add(&p->t, base + ms_to_jiffies(p->ms));
+	}
+	arch_irq_restore(f);
+	wait_event(alarms_woken == n || console_interrupted());
+	if (alarms_woken != n) {
+		for (unsigned i = 0; i < n; i++)
+			timer_del(&alarms[i].t);
+		return -EINTR;
+	}
+	bool ordered = true, paired = true;
+	for (unsigned k = 0; k < n; k++) {
+		struct sleeper_probe *p = &alarms[alarm_order[k]];
+		kprintf("alarm: sleeper %u (%u ms) woke at jiffy %u, after %llu us\n", alarm_order[k],
+		        p->ms, p->woke_jiffy, (unsigned long long)((p->woke_ns - t0) / NSEC_PER_USEC));
+		if (k && alarms[alarm_order[k - 1]].ms > p->ms)
+			ordered = false;
+	}
+	for (unsigned i = 0; i < n; i += 2)
+		if (alarms[i].woke_jiffy != alarms[i + 1].woke_jiffy)
+			paired = false;
+	kprintf("alarm: %u woke; in deadline order: %s; equal deadlines on the same tick: %s\n", n,
+	        ordered ? "yes" : "NO", paired ? "yes" : "NO");
+	return 0;
+}
+
+/* ---------------------------------------------------------- keytimer */
+
+/* Arm a wheel timer from inside the serial interrupt handler.  If the tick
+ * was stopped, jiffies must already be caught up when the handler runs, or
+ * the timer fires early (jiffies behind) or late (ahead).  */
+static struct timer key_timer;
+static uint32_t key_ms;
+static volatile uint64_t key_armed_ns, key_fired_ns;
+static volatile uint32_t key_armed_jiffy;
+static volatile bool key_fired;
+
+static void key_timer_fire(struct timer *t)
+{
+	(void)t;
+	key_fired_ns = ktime_get_ns();
+	key_fired = true;
+}
+
+static bool key_hook(char c)
+{
+	(void)c;
+	key_armed_ns = ktime_get_ns();
+	key_armed_jiffy = jiffies;
+	/* timer_mod: a second byte before the hook is removed re-arms it. */
+	timer_mod(&key_timer, jiffies + ms_to_jiffies(key_ms));
+	return true;                    /* the byte is consumed */
+}
+
+int cmd_keytimer(int argc, char **argv)
+{
+	uint32_t ms;
+	if (argc != 2 || parse_u32(argv[1], 1, KEYTIMER_MAX_MS, &ms) != 0)
+		return SHELL_USAGE;
+	key_ms = ms;
+	key_fired = false;
+	key_armed_ns = 0;
+	/* Not pending: every way out of this command leaves it fired or
+	 * deleted, and the hook that arms it is not installed yet. */
+	timer_init(&key_timer, key_timer_fire, "keytimer");
+	kprintf("keytimer: press a key; its interrupt arms a %u ms timer\n", ms);
+	console_set_input_hook(key_hook);
+	wait_event(key_armed_ns || console_interrupted());
+	console_set_input_hook(NULL);
+	wait_event(key_fired || console_interrupted());
+	if (!key_fired) {
+		timer_del(&key_timer);
+		return -EINTR;
+	}
+	uint64_t took = key_fired_ns - key_armed_ns;
+	kprintf("keytimer: armed in the IRQ at jiffy %u, fired after %llu us (asked %u ms)\n",
+	        key_armed_jiffy, (unsigned long long)(took / NSEC_PER_USEC), ms);
+	return 0;
+}

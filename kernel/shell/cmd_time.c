@@ -1,0 +1,247 @@
+/* kernel/shell/cmd_time.c — the shell's window onto the time subsystem:
+ * uptime, clocksource, clockevent, timers, irqs, sleep, hz, tick, dyntick,
+ * wakeups, idle, busy.  Each handler parses strictly (include/shell/args.h) and
+ * answers errors with "error:" or a usage line. */
+#include "shell/args.h"
+#include "console.h"
+#include "idle.h"
+#include "arch/irq.h"
+#include "kprintf.h"
+#include "kstring.h"
+#include "shell/shell.h"
+#include "time/clocksource.h"
+#include "time/hrtimer.h"
+#include "time/jiffies.h"
+#include "time/tick.h"
+#include "time/timekeeping.h"
+#include "time/timer.h"
+#include "time/wakeups.h"
+#include "shell/commands.h"
+
+#define SLEEP_MAX_MS   86400000u        /* one day */
+#define IDLE_MAX_S     3600u
+#define BUSY_MAX_S     3600u
+
+/* "12.345" style: value in units of 1/scale, printed with `digits` decimals. */
+static void print_fixed(uint64_t v, uint64_t scale, int digits)
+{
+	kprintf("%llu.%0*llu", (unsigned long long)(v / scale), digits,
+	        (unsigned long long)(v % scale));
+}
+
+static void print_duration_ns(uint64_t ns)
+{
+	if (ns >= NSEC_PER_SEC) {
+		print_fixed(ns / NSEC_PER_MSEC, 1000, 3);
+		kprintf(" s");
+	} else if (ns >= NSEC_PER_MSEC) {
+		print_fixed(ns / NSEC_PER_USEC, 1000, 3);
+		kprintf(" ms");
+	} else {
+		print_fixed(ns, 1000, 3);
+		kprintf(" us");
+	}
+}
+
+/* ---------------------------------------------------------- uptime */
+
+int cmd_uptime(int argc, char **argv)
+{
+	UNUSED(argv);
+	if (argc != 1)
+		return SHELL_USAGE;
+	uint64_t ns = ktime_get_ns();
+	kprintf("up %llu.%09llu s, jiffies %u  HZ=%u\n", (unsigned long long)(ns / NSEC_PER_SEC),
+	        (unsigned long long)(ns % NSEC_PER_SEC), jiffies, tick_hz);
+	return 0;
+}
+
+/* ---------------------------------------------------------- clocksource */
+
+int cmd_clocksource(int argc, char **argv)
+{
+	if (argc > 2)
+		return SHELL_USAGE;
+	if (argc == 2) {
+		struct clocksource *cs = clocksource_lookup(argv[1]);     /* "pmtmr" too */
+		if (!cs) {
+			kprintf("error: no clocksource '%s' (see 'clocksource')\n", argv[1]);
+			return -ENOENT;
+		}
+		if (!(cs->flags & CLOCK_SOURCE_CONTINUOUS)) {
+			kprintf("error: %s only counts its own tick interrupts; it cannot be "
+			        "switched to at runtime\n", cs->name);
+			return -EINVAL;
+		}
+		if (clocksource_select_by_name(cs->name) != 0) {
+			kprintf("error: clocksource '%s' is unusable (marked unstable)\n", cs->name);
+			return -EINVAL;
+		}
+		return 0;
+	}
+	struct clocksource *cur = clocksource_current();
+	for (struct clocksource *cs = clocksource_first(); cs; cs = cs->next) {
+		unsigned bits = 0;
+		for (uint64_t m = cs->mask; m; m >>= 1)
+			bits++;
+		kprintf("%c %-8s rating %3d  ", cs == cur ? '*' : ' ', cs->name, cs->rating);
+		print_fixed(cs->freq_hz / 1000, 1000, 3);
+		kprintf(" MHz  %2u bits  %s%s\n", bits,
+		        cs->flags & CLOCK_SOURCE_CONTINUOUS ? "continuous" : "tick-based",
+		        cs->flags & CLOCK_SOURCE_UNSTABLE ? "  UNSTABLE" : "");
+		if (cs->about)
+		        kprintf("             %s\n", cs->about);
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------- clockevent */
+
+int cmd_clockevent(int argc, char **argv)
+{
+	if (argc > 2)
+		return SHELL_USAGE;
+	if (argc == 2)
+		return tick_set_device(argv[1]);
+	struct clock_event_device *tickdev = this_tick()->dev;
+	for (struct clock_event_device *d = clockevents_first(); d; d = d->next) {
+		kprintf("%c %-12s rating %3d  %-16s min ", d == tickdev ? '*' : ' ', d->name, d->rating,
+		        (d->features & CLOCK_EVT_FEAT_PERIODIC) && (d->features & CLOCK_EVT_FEAT_ONESHOT)
+		                ? "periodic,oneshot"
+		                : (d->features & CLOCK_EVT_FEAT_PERIODIC) ? "periodic" : "oneshot");
+		print_duration_ns(d->min_delta_ns);
+		kprintf("  max ");
+		print_duration_ns(d->max_delta_ns);
+		kprintf("  events %llu\n", (unsigned long long)d->events);
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------- timers */
+
+static void show_timer(struct timer *t, void *ctx)
+{
+	UNUSED(ctx);
+	int32_t ahead = (int32_t)(t->expires - jiffies);
+	kprintf("  wheel    expires jiffy %u (%s%d ticks)  %s\n", t->expires,
+	        ahead >= 0 ? "in " : "", ahead, t->name ? t->name : "?");
+}
+
+static void show_hrtimer(struct hrtimer *t, void *ctx)
+{
+	uint64_t now = *(uint64_t *)ctx;
+	kprintf("  hrtimer  expires in ");
+	if (t->expires_ns >= now)
+		print_duration_ns(t->expires_ns - now);
+	else
+		kprintf("(due)");
+	kprintf("  %s\n", t->name ? t->name : "?");
+}
+
+int cmd_timers(int argc, char **argv)
+{
+	UNUSED(argv);
+	if (argc != 1)
+		return SHELL_USAGE;
+	uint64_t now = ktime_get_ns();
+	kprintf("%u wheel timers, %u hrtimers pending (jiffies %u)\n", timer_count(),
+	        hrtimer_count(), jiffies);
+	timer_for_each(show_timer, NULL);
+	hrtimer_for_each(show_hrtimer, &now);
+	return 0;
+}
+
+/* ---------------------------------------------------------- irqs */
+
+int cmd_irqs(int argc, char **argv)
+{
+	UNUSED(argv);
+	if (argc != 1)
+		return SHELL_USAGE;
+	irq_print_counts();
+	return 0;
+}
+
+/* ---------------------------------------------------------- sleeping */
+
+struct sleeper {
+	struct hrtimer timer;
+	volatile bool done;
+};
+
+static enum hrtimer_restart wake_sleeper(struct hrtimer *t)
+{
+	container_of(t, struct sleeper, timer)->done = true;
+	return HRTIMER_NORESTART;
+}
+
+int sleep_ns(uint64_t ns)
+{
+	struct sleeper s = { .done = false };
+	hrtimer_init(&s.timer, wake_sleeper, "sleep");
+	if (ns == 0)
+		return 0;
+	int rc = hrtimer_start(&s.timer, ktime_get_ns() + ns);
+	if (rc)
+		return rc;
+	wait_event(s.done || console_interrupted());
+	/* On every way out, Ctrl-C included: the heap must not keep a
+	 * pointer into this stack frame once it is gone. */
+	hrtimer_cancel(&s.timer);
+	return s.done ? 0 : -EINTR;
+}
+
+int cmd_sleep(int argc, char **argv)
+{
+	uint32_t ms;
+	if (argc != 2 || parse_u32(argv[1], 0, SLEEP_MAX_MS, &ms) != 0)
+		return SHELL_USAGE;
+	int rc = sleep_ns((uint64_t)ms * NSEC_PER_MSEC);
+	if (rc == -ENOSPC)
+		kprintf("error: no free hrtimer slot\n");
+	return rc;
+}
+
+/* ---------------------------------------------------------- hz, tick */
+
+int cmd_hz(int argc, char **argv)
+{
+	uint32_t hz;
+	if (argc == 1) {
+		kprintf("HZ=%u (tick every %u us)\n", tick_hz, 1000000u / tick_hz);
+		return 0;
+	}
+	if (argc != 2 || parse_u32(argv[1], 1, 100000, &hz) != 0 || !hz_is_valid(hz))
+		return SHELL_USAGE;
+	return tick_set_hz(hz);
+}
+
+int cmd_tick(int argc, char **argv)
+{
+	enum tick_mode mode;
+	struct tick_cpu *tc = this_tick();
+	if (argc == 1) {
+		kprintf("tick: %s on %s, HZ=%u\n", tick_mode_name(tc->mode), tc->dev->name, tc->hz);
+		return 0;
+	}
+	if (argc != 2 || tick_parse_mode(argv[1], &mode) != 0)
+		return SHELL_USAGE;
+	return tick_set_mode(mode);
+}
+
+/* ---------------------------------------------------------- busy */
+
+int cmd_busy(int argc, char **argv)
+{
+	uint32_t s;
+	if (argc != 2 || parse_u32(argv[1], 1, BUSY_MAX_S, &s) != 0)
+		return SHELL_USAGE;
+	uint64_t end = ktime_get_ns() + (uint64_t)s * NSEC_PER_SEC;
+	uint32_t j0 = jiffies;
+	/* Spin with interrupts on: the tick keeps coming, and no idle entry
+	 * happens, so nothing is skipped. */
+	while (ktime_get_ns() < end && !console_interrupted())
+		;
+	kprintf("busy %u s: jiffies advanced %u (HZ=%u)\n", s, jiffies - j0, tick_hz);
+	return console_interrupted() ? -EINTR : 0;
+}

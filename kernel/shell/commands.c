@@ -1,0 +1,176 @@
+/* kernel/shell/commands.c — the shell's command table, and the commands that
+ * belong to no subsystem (help, version, cmdline, mem, reboot, poweroff,
+ * fault).  Time commands live with the time code; they are listed here so
+ * that this one table is the whole shell.
+ */
+#include "shell/shell.h"
+#include "drivers/acpi.h"
+#include "drivers/timer.h"
+#include "shell/commands.h"
+#include "shell/args.h"
+#include "cmdline.h"
+#include "kprintf.h"
+#include "kstring.h"
+#include "multiboot.h"
+#include "power.h"
+#include "version.h"
+
+static int cmd_help(int argc, char **argv);
+static int cmd_version(int argc, char **argv);
+static int cmd_cmdline(int argc, char **argv);
+static int cmd_mem(int argc, char **argv);
+static int cmd_reboot(int argc, char **argv);
+static int cmd_poweroff(int argc, char **argv);
+static int cmd_fault(int argc, char **argv);
+
+const struct shell_command shell_commands[] = {
+	{ "help",     "",             "list commands",                          cmd_help },
+	{ "version",  "",             "kernel version and build settings",      cmd_version },
+	{ "cmdline",  "",             "boot command line, parsed options, known options", cmd_cmdline },
+	{ "mem",      "",             "memory map from the boot loader",        cmd_mem },
+	{ "reboot",   "",             "reset the machine",                      cmd_reboot },
+	{ "poweroff", "",             "power off (ACPI S5, or QEMU's debug exit)", cmd_poweroff },
+	{ "acpi",     "",             "ACPI tables found and what lull uses from them", cmd_acpi },
+	{ "date",     "",             "date and time from the CMOS clock (ISO 8601)", cmd_date },
+	{ "uptime",   "",             "time since boot (clocksource), jiffies, HZ", cmd_uptime },
+	{ "clocksource", "[NAME]",    "list counters (* = in use), or switch to NAME", cmd_clocksource },
+	{ "clockevent", "[NAME]",     "list timer interrupt devices (* = tick), or switch the tick to NAME", cmd_clockevent },
+	{ "timers",   "",             "pending wheel timers and hrtimers", cmd_timers },
+	{ "irqs",     "",             "interrupt counts per line, like /proc/interrupts", cmd_irqs },
+	{ "sleep",    "MS",           "sleep MS milliseconds (0..86400000) on a timer; Ctrl-C stops", cmd_sleep },
+	{ "hz",       "[100|250|1000]", "show the tick rate, or change it at runtime", cmd_hz },
+	{ "tick",     "[periodic|dyntick|tickless]", "show or switch the tick mode", cmd_tick },
+	{ "busy",     "SECONDS",      "spin for 1..3600 s with the tick running (Ctrl-C stops)", cmd_busy },
+	{ "dyntick",  "[on|off]",     "the 2005 patch's status lines and skip counters; on = dyntick, off = periodic", cmd_dyntick },
+	{ "wakeups",  "[reset]",      "why the CPU woke, per cause, since the last reset (like powertop)", cmd_wakeups },
+	{ "idle",     "SECONDS",      "idle 1..3600 s, then one line: wakeups, sleep lengths, % halted", cmd_idle },
+	{ "latency",  "COUNT PERIOD_US", "cyclictest: COUNT (1..1000000) wakeups every PERIOD_US (50..1000000)", cmd_latency },
+	{ "trace",    "SECONDS",      "record timer interrupts and idle entries/exits for 1..10 s, print CSV", cmd_trace },
+	{ "every",    "[MS|off]",     "a periodic wheel timer every MS ms (1..3600000), or stop it", cmd_every },
+	{ "alarm",    "COUNT STEP_MS", "COUNT (1..16) pairs of sleepers STEP_MS (1..10000) apart; check wake order", cmd_alarm },
+	{ "keytimer", "MS",           "the next key's interrupt arms an MS ms timer (1..60000); report when it fires", cmd_keytimer },
+	{ "fault",    "ud|gp|pf|de",  "raise a CPU exception on purpose (shows the panic report)", cmd_fault },
+};
+const unsigned shell_command_count = ARRAY_SIZE(shell_commands);
+
+static int cmd_help(int argc, char **argv)
+{
+	UNUSED(argv);
+	if (argc != 1)
+		return SHELL_USAGE;
+	for (unsigned i = 0; i < shell_command_count; i++) {
+		const struct shell_command *c = &shell_commands[i];
+		char left[40];
+		ksnprintf(left, sizeof(left), "%s%s%s", c->name, c->usage[0] ? " " : "", c->usage);
+		kprintf("  %-28s %s\n", left, c->help);
+	}
+	return 0;
+}
+
+static int cmd_version(int argc, char **argv)
+{
+	UNUSED(argv);
+	if (argc != 1)
+		return SHELL_USAGE;
+	kprintf("%s\n", lull_build_info);
+	return 0;
+}
+
+static int cmd_cmdline(int argc, char **argv)
+{
+	static const char *const status_text[] = {
+		[CMDLINE_OK] = "ok", [CMDLINE_UNKNOWN] = "unknown, ignored",
+		[CMDLINE_BAD_VALUE] = "bad value, ignored", [CMDLINE_MALFORMED] = "malformed, ignored",
+	};
+	UNUSED(argv);
+	if (argc != 1)
+		return SHELL_USAGE;
+	const struct cmdline *cl = &boot_cmdline;
+	kprintf("command line: %s\n", cl->text);
+	kprintf("kernel image: %s\n", cl->image ? cl->image : "(not given)");
+	if (!cl->nargs)
+		kprintf("options: none\n");
+	for (unsigned i = 0; i < cl->nargs; i++) {
+		const struct cmdline_arg *a = &cl->args[i];
+		kprintf("  %s%s%s  (%s)\n", a->key, a->value ? "=" : "", a->value ? a->value : "",
+		        status_text[a->status]);
+	}
+	kprintf("known options:\n");
+	for (const struct boot_option *o = cmdline_options_begin(); o < cmdline_options_end(); o++)
+		kprintf("  %-14s %s\n", o->name, o->help);
+	return 0;
+}
+
+static int cmd_mem(int argc, char **argv)
+{
+	static const char *const types[] = {
+		[1] = "usable", [2] = "reserved", [3] = "ACPI reclaimable",
+		[4] = "ACPI NVS", [5] = "bad memory",
+	};
+	UNUSED(argv);
+	if (argc != 1)
+		return SHELL_USAGE;
+	const struct multiboot_info *mbi = boot_info;
+	if (mbi->flags & MULTIBOOT_INFO_MEMORY)
+		kprintf("lower memory: %u KiB, upper memory: %u KiB\n", mbi->mem_lower, mbi->mem_upper);
+	if (!(mbi->flags & MULTIBOOT_INFO_MEM_MAP)) {
+		kprintf("no memory map from the boot loader\n");
+		return 0;
+	}
+	uint64_t usable = 0;
+	uint32_t p = mbi->mmap_addr, end = mbi->mmap_addr + mbi->mmap_length;
+	while (p < end) {
+		const struct multiboot_mmap_entry *e = (const void *)p;
+		const char *t = e->type < ARRAY_SIZE(types) && types[e->type] ? types[e->type] : "other";
+		kprintf("  0x%016llx-0x%016llx  %-16s %8llu KiB\n", (unsigned long long)e->addr,
+		        (unsigned long long)(e->addr + e->len - 1), t, (unsigned long long)(e->len >> 10));
+		if (e->type == MULTIBOOT_MEMORY_AVAILABLE)
+			usable += e->len;
+		p += e->size + sizeof(e->size);
+	}
+	kprintf("usable RAM: %llu KiB\n", (unsigned long long)(usable >> 10));
+	return 0;
+}
+
+static int cmd_reboot(int argc, char **argv)
+{
+	UNUSED(argv);
+	if (argc != 1)
+		return SHELL_USAGE;
+	machine_reboot();
+}
+
+static int cmd_poweroff(int argc, char **argv)
+{
+	UNUSED(argv);
+	if (argc != 1)
+		return SHELL_USAGE;
+	machine_poweroff();
+}
+
+/* An address nothing is mapped at (kernel/arch/paging.c maps RAM and device
+ * windows only). */
+#define FAULT_UNMAPPED_ADDR 0xDEAD0000u
+/* A selector past the end of our 3-entry GDT: loading it is a #GP. */
+#define FAULT_BAD_SELECTOR  0x1230
+
+static int cmd_fault(int argc, char **argv)
+{
+	if (argc != 2)
+		return SHELL_USAGE;
+	const char *k = argv[1];
+	if (strcmp(k, "ud") == 0) {
+		__asm__ __volatile__("ud2");
+	} else if (strcmp(k, "gp") == 0) {
+		__asm__ __volatile__("mov %0, %%ds" :: "r"(FAULT_BAD_SELECTOR));
+	} else if (strcmp(k, "pf") == 0) {
+		(void)*(volatile uint32_t *)FAULT_UNMAPPED_ADDR;
+	} else if (strcmp(k, "de") == 0) {
+		volatile uint32_t zero = 0;
+		__asm__ __volatile__("divl %2" :: "a"(1u), "d"(0u), "r"(zero));
+	} else {
+		return SHELL_USAGE;
+	}
+	kprintf("error: fault %s did not fault\n", k);
+	return -EINVAL;
+}
