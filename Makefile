@@ -13,6 +13,7 @@
 #        GUI=1           (show the VGA window in make run)
 #        QUICK=1         (make bench: a smoke run, under 3 minutes)
 #        GDBPORT=N       (make debug: gdb on TCP port N instead of build/gdb.sock)
+#        NO_DEPS=1       (install nothing; stop with one line if a tool is missing)
 
 HZ     ?= 250
 ACCEL  ?= tcg
@@ -53,8 +54,37 @@ HZ_STAMP := $(BUILD)/.hz-$(HZ)
 .PHONY: all iso run debug test unit system clean deps bench bench-timers FORCE
 all: $(BUILD)/lull.elf $(BUILD)/lull.asm $(BUILD)/lull.sym
 
+# Tools.  On Debian/Ubuntu the first step of a build installs the missing
+# packages (tools/install-deps, through the order-only prerequisite `deps`).
+# Without apt, or with NO_DEPS=1, nothing is installed: tools/check-deps
+# looks for what the goals need while this Makefile is read, so a missing
+# tool stops even `make -n` with one line naming it and its package.
+deps_all          := build
+deps_iso          := build iso
+deps_run          := build iso run
+deps_debug        := build iso run debug
+deps_unit         := unit
+deps_system       := build iso system
+deps_test         := build iso unit system
+deps_bench        := build iso run bench
+deps_bench-timers := unit bench
+deps_clean        :=
+deps_deps         := build iso run debug unit system
+# A goal not listed (a file such as build/lull.elf) needs the build tools.
+DEP_GROUPS := $(sort $(foreach g,$(or $(MAKECMDGOALS),all),\
+                $(if $(filter undefined,$(origin deps_$(g))),build,$(deps_$(g)))))
+
+ifeq ($(shell NO_DEPS='$(NO_DEPS)' tools/check-deps --can-install && echo yes),yes)
 deps:
 	@tools/install-deps
+else
+DEPS_MISSING := $(if $(DEP_GROUPS),$(shell CROSS='$(CROSS)' HOSTCC='$(HOSTCC)' PYTHON='$(PYTHON)' \
+                  tools/check-deps $(DEP_GROUPS) 2>&1))
+ifneq ($(DEPS_MISSING),)
+$(error $(DEPS_MISSING))
+endif
+deps: ;
+endif
 
 $(HZ_STAMP):
 	@mkdir -p $(BUILD)
@@ -137,14 +167,19 @@ UNIT_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -Iinclude -DLULL_HOST \
 UNIT_TESTS := $(patsubst tests/unit/test_%.c,$(UNIT_DIR)/test_%,$(wildcard tests/unit/test_*.c))
 
 # Each host test lists the portable sources it links in a line
-#   // SOURCES: kernel/lib/kprintf.c ...
-# (rebuilt when the test or any listed source changes; headers via -MD).
+#   // SOURCES: kernel/lib/format.c ...
+# (rebuilt when the test or any listed source changes; headers via -MM).
 unit_sources = $(shell sed -n 's,^// SOURCES: *,,p' $(1))
 .SECONDEXPANSION:
 $(UNIT_DIR)/test_%: tests/unit/test_%.c $$(call unit_sources,tests/unit/test_$$*.c) $(HZ_STAMP) | deps
 	@mkdir -p $(UNIT_DIR)
 	@echo "  HOSTCC  $@"
-	@$(HOSTCC) $(UNIT_CFLAGS) -MD -MP -MF $@.d -o $@ $< $$(sed -n 's,^// SOURCES: *,,p' $<) -lcmocka -lm
+	@$(HOSTCC) $(UNIT_CFLAGS) -o $@ $< $$(sed -n 's,^// SOURCES: *,,p' $<) -lcmocka -lm
+	@# One gcc -MD over several sources keeps only the last one's headers, so
+	@# each source's are listed on its own; a source named here that later
+	@# moves must not stop make (the SOURCES line is what must exist).
+	@for s in $< $$(sed -n 's,^// SOURCES: *,,p' $<); do \
+	  $(HOSTCC) $(UNIT_CFLAGS) -MM -MP -MT $@ $$s && echo "$$s:"; done > $@.d
 
 unit: $(UNIT_TESTS)
 	@set -e; for t in $(UNIT_TESTS); do echo "== $$t"; $$t; done

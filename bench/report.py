@@ -1,5 +1,5 @@
 """The bench's output: medians of the repetitions, the table (terminal,
-results.md, results.csv), the targets of issue 6, and the pictures."""
+results.md, results.csv), the targets lull aims for, and the pictures."""
 import csv
 import json
 import os
@@ -154,7 +154,7 @@ def timer_core_targets(tc, add):
 
 
 def targets(rows, timer_core=()):
-    """Issue 6's targets, each with what was measured and met / missed."""
+    """The targets lull aims for, each with what was measured and met / missed."""
     by = {r["config"]: r for r in rows if r["status"] == "ok" and r["accel"] == "tcg"}
 
     def get(name, key):
@@ -278,7 +278,7 @@ def markdown(rows, info, pictures, timer_core=()):
                           ([f"package {r['package']}"] if r.get("package") else []))
         md.append(f"| {r['config']} | {r['what']} | `{r['append']}` | {r.get('tick', '')} | "
                   f"{r.get('top_causes', '')} | {notes} |")
-    md += ["", "## Targets (issue 6)", ""]
+    md += ["", "## Targets", ""]
     short = [r["span_s"] for r in rows if r.get("span_s") and r["kind"] == "lull" and r["span_s"] < 20]
     if short:   # the wakeup that ends `idle` itself is 1/N per second
         md += [f"Judged on this run's {min(short):.0f} s windows; the targets are meant for a full run's "

@@ -2,7 +2,7 @@
  * (kernel/time/timer.c, compiled unchanged) against a binary-heap timer
  * queue written here as the baseline.
  *
- * Workloads (issue 6):
+ * Workloads:
  *   timeout   1,000,000 operations on a pool of timers with spread expiries,
  *             99% of them cancelled or re-armed before they expire (the share
  *             of networking/IO timeouts the mainline kernel measured);

@@ -5,7 +5,8 @@
 ; look the same — an error code (real or a dummy 0) and the vector number —
 ; then jumps to trap_common, which saves the general registers and calls
 ; trap_dispatch(struct trapframe *) in kernel/arch/trap.c.  The layout pushed here
-; must match struct trapframe in include/arch/trap.h.
+; must match struct trapframe in include/arch/trap.h, whose _Static_asserts
+; spell out the offsets this file produces.
 
 %macro VECTOR_NOERR 1
 vector%1:

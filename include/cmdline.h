@@ -10,8 +10,13 @@
  * linker.ld gathers them all between __start_boot_options and
  * __stop_boot_options, so the parser finds every option without a central
  * list to keep in sync.  `value` is NULL for a bare `key`, else the text after
- * '='.  Handlers only record the value; the subsystem acts on it at its own
- * init step (kernel/main.c gives the order).
+ * '='.  Handlers run early in kmain, before any timer driver, so they check
+ * the value and set the subsystem's state, nothing that needs a device:
+ * clocksource= and clockevent= copy the name (clocksource= also re-runs the
+ * counter choice, which has nothing to choose from yet); dyntick= turns the
+ * 2005 dyntick patch's words into a tick mode and a tick device; hz= sets the
+ * rate and restarts jiffies near the wrap for it.  Each subsystem acts on
+ * what was set at its own init step (kernel/main.c gives the order).
  */
 #ifndef LULL_CMDLINE_H
 #define LULL_CMDLINE_H

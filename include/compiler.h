@@ -32,5 +32,16 @@
 #define NSEC_PER_SEC    1000000000ULL
 #define USEC_PER_SEC    1000000ULL
 #define MSEC_PER_SEC    1000ULL
+#define PARTS_PER_MILLION 1000000ULL
+
+/* How far `measured` is from `reference`, in parts per million of the
+ * reference (negative if below), truncated toward zero: the one way lull
+ * states a rate error.  Both must be below 2^63 and differ by less than
+ * 2^63 / 10^6 (9.2e12 Hz or ns), or the product overflows. */
+static inline int64_t ppm_diff(uint64_t measured, uint64_t reference)
+{
+	return ((int64_t)measured - (int64_t)reference) * (int64_t)PARTS_PER_MILLION /
+	       (int64_t)reference;
+}
 
 #endif

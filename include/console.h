@@ -1,5 +1,10 @@
-/* include/console.h — one console made of COM1 and the VGA screen (output)
- * plus COM1 and the PS/2 keyboard (input), feeding one shell. */
+/* include/console.h — one console feeding one shell: every byte printed goes
+ * to each output sink (COM1, the VGA screen), every byte typed on an input
+ * source (COM1, the PS/2 keyboard) lands in one buffer.
+ *
+ * The console sits below the drivers and names none of them: a driver hands
+ * it a sink with console_add_sink(), and its interrupt handler pushes typed
+ * bytes with console_input_push().  kernel/main.c brings them up in order. */
 #ifndef LULL_CONSOLE_H
 #define LULL_CONSOLE_H
 
@@ -7,7 +12,18 @@
 
 #define CTRL(c) ((c) & 0x1f)
 
-void console_init(void);
+/* An output device.  putc must work with interrupts off and from a panic
+ * (poll, never sleep), and handles newlines its own way: a terminal wants
+ * CR LF, the screen moves to the next line on \n alone. */
+struct console_sink {
+	const char *name;               /* "uart", "vga" */
+	void (*putc)(char c);
+	struct console_sink *next;      /* the console's list; set when added */
+};
+/* From now on every byte printed goes to `sink` too, after the sinks added
+ * before it.  Bytes printed earlier are not replayed.  Add each sink once. */
+void console_add_sink(struct console_sink *sink);
+
 void console_write(const char *s, size_t n);
 void console_puts(const char *s);
 

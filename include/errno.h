@@ -1,5 +1,6 @@
-/* include/errno.h — lull's one error vocabulary (STYLE.md rule 7).
- * Functions return 0 on success or one of these, negated. */
+/* include/errno.h — lull's one error vocabulary, shared by every layer so a
+ * caller never has to learn a second one.  Functions return 0 on success or
+ * one of these, negated; a broken invariant panics instead. */
 #ifndef LULL_ERRNO_H
 #define LULL_ERRNO_H
 

@@ -24,6 +24,15 @@ struct multiboot_info {
 	uint32_t config_table;
 	uint32_t boot_loader_name;
 } __packed;
+/* Offsets from the table in 3.3 ("Boot information format"); the fields
+ * after boot_loader_name (APM, VBE, framebuffer) are not read. */
+_Static_assert(offsetof(struct multiboot_info, mem_lower) == 4, "Multiboot 3.3");
+_Static_assert(offsetof(struct multiboot_info, cmdline) == 16, "Multiboot 3.3");
+_Static_assert(offsetof(struct multiboot_info, syms) == 28, "Multiboot 3.3");
+_Static_assert(offsetof(struct multiboot_info, mmap_length) == 44, "Multiboot 3.3");
+_Static_assert(offsetof(struct multiboot_info, mmap_addr) == 48, "Multiboot 3.3");
+_Static_assert(offsetof(struct multiboot_info, boot_loader_name) == 64, "Multiboot 3.3");
+_Static_assert(sizeof(struct multiboot_info) == 68, "Multiboot 3.3: up to apm_table");
 
 /* One memory-map entry; `size` does not count itself (3.3, mmap_*). */
 struct multiboot_mmap_entry {
@@ -31,6 +40,11 @@ struct multiboot_mmap_entry {
 	uint64_t addr, len;
 	uint32_t type;                          /* 1 = usable RAM */
 } __packed;
+/* The spec places size at offset -4 and base_addr at 0; counted from size: */
+_Static_assert(offsetof(struct multiboot_mmap_entry, addr) == 4, "Multiboot 3.3: base_addr");
+_Static_assert(offsetof(struct multiboot_mmap_entry, len) == 12, "Multiboot 3.3: length");
+_Static_assert(offsetof(struct multiboot_mmap_entry, type) == 20, "Multiboot 3.3: type");
+_Static_assert(sizeof(struct multiboot_mmap_entry) == 24, "Multiboot 3.3: size (20) + 4");
 
 #define MULTIBOOT_MEMORY_AVAILABLE 1
 

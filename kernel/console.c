@@ -1,13 +1,17 @@
-/* kernel/console.c — the console: every byte printed goes to COM1 and the
- * VGA screen; every byte typed (serial or keyboard) lands in one ring buffer
- * that the shell reads.
+/* kernel/console.c — the console: every byte printed goes to each sink the
+ * drivers added (COM1, the VGA screen); every byte typed (serial or
+ * keyboard) lands in one ring buffer that the shell reads.
+ *
+ * The console calls no driver by name.  Drivers sit a floor above it and
+ * hand it what it needs: a sink (a putc) for output, and bytes pushed from
+ * their interrupt handlers for input.  Until the first sink is added,
+ * printed bytes go nowhere, as before COM1 is set up on real hardware.
  *
  * The ring is filled from interrupt handlers and emptied by the shell, one
  * producer and one consumer on one CPU: the producer only moves `head`, the
  * consumer only moves `tail`, so neither needs to disable interrupts.
  */
 #include "console.h"
-#include "drivers/platform.h"
 #include "kprintf.h"
 #include "arch/x86.h"
 
@@ -21,21 +25,25 @@ static volatile unsigned dropped;
 static volatile bool command_running, interrupted;
 static bool (*volatile input_hook)(char c);
 
-void console_init(void)
+/* The sinks in the order they were added, linked through their `next`
+ * field: no table to outgrow, so adding one cannot fail. */
+static struct console_sink *sinks;
+static struct console_sink **sinks_end = &sinks;
+
+void console_add_sink(struct console_sink *sink)
 {
-	uart_init();
-	vga_init();
+	sink->next = NULL;
+	*sinks_end = sink;
+	sinks_end = &sink->next;
 }
 
 void console_write(const char *s, size_t n)
 {
-	for (size_t i = 0; i < n; i++) {
-		/* Terminals want CR LF; the screen treats \n as both. */
-		if (s[i] == '\n')
-			uart_putc('\r');
-		uart_putc(s[i]);
-		vga_putc(s[i]);
-	}
+	/* Byte by byte across the sinks, so COM1 and the screen stay in step
+	 * even when a message is cut short by a panic. */
+	for (size_t i = 0; i < n; i++)
+		for (const struct console_sink *k = sinks; k; k = k->next)
+			k->putc(s[i]);
 }
 
 void console_puts(const char *s)

@@ -12,7 +12,9 @@
 #include "floor.h"
 #include "kprintf.h"
 #include "panic.h"
-#include "drivers/timer.h"
+#include "drivers/timer/hpet.h"
+#include "drivers/timer/lapic.h"
+#include "drivers/timer/pit.h"
 
 static bool floor_requested;
 

@@ -15,7 +15,12 @@
 #include "arch/paging.h"
 #include "selftest.h"
 #include "shell/shell.h"
-#include "drivers/timer.h"
+#include "drivers/timer/acpi_pm.h"
+#include "drivers/timer/hpet.h"
+#include "drivers/timer/lapic.h"
+#include "drivers/timer/pit.h"
+#include "drivers/timer/rtc.h"
+#include "drivers/timer/tsc.h"
 #include "time/tick.h"
 #include "arch/trap.h"
 #include "version.h"
@@ -35,7 +40,8 @@ void kmain(uint32_t magic, uint32_t mbi_addr);
 
 void kmain(uint32_t magic, uint32_t mbi_addr)
 {
-	console_init();                 /* COM1 (polled) + VGA: kprintf works */
+	uart_init();                    /* COM1, polled: the first console sink */
+	vga_init();                     /* the text screen, the second: kprintf works */
 	if (magic != MULTIBOOT_BOOTLOADER_MAGIC) {
 		kprintf("lull: not started by a Multiboot loader (EAX=0x%08x, expected 0x%08x).\n"
 		        "lull: boot it with GRUB or qemu-system-i386 -kernel; halting.\n",

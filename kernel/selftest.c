@@ -21,7 +21,7 @@
 #include "kprintf.h"
 #include "power.h"
 #include "selftest.h"
-#include "drivers/timer.h"
+#include "drivers/timer/pit.h"
 #include "time/clockevent.h"
 #include "time/clocksource.h"
 #include "time/timekeeping.h"
@@ -104,11 +104,6 @@ static void check_monotonic(struct clocksource *cs)
 	if (backwards || stuck)
 		kprintf("# %llu steps backwards%s\n", (unsigned long long)backwards,
 		        stuck ? ", never moved" : "");
-}
-
-static int64_t ppm_diff(uint64_t a, uint64_t b)
-{
-	return ((int64_t)a - (int64_t)b) * 1000000 / (int64_t)b;
 }
 
 /* Measure the same interval on every continuous clocksource at once,

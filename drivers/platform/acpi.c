@@ -10,7 +10,7 @@
  *   DSDT (5.2.11.1): only the \_S5 package (7.4.2), for poweroff;
  *   MADT (5.2.12, signature "APIC"): local APIC, processors, I/O APIC, IRQ0;
  *   HPET (IA-PC HPET specification 1.0a, 3.2.4): the HPET's register block.
- * Other tables are listed by `acpi` and otherwise left alone.
+ * Other tables are only noted, for acpi_table_at() (the `acpi` command).
  *
  * What we do not do: run AML.  Devices in the namespace, _PTS before sleep,
  * the SCI and its events all need an interpreter such as ACPICA; lull never
@@ -26,7 +26,6 @@
 #include "kprintf.h"
 #include "kstring.h"
 #include "arch/paging.h"
-#include "shell/shell.h"
 #include "arch/x86.h"
 
 struct acpi_info acpi;
@@ -51,6 +50,13 @@ enum {                          /* RSDP (5.2.5.3) */
 	RSDP_V2_LEN     = 36,   /* smallest length of a revision 2+ RSDP */
 	RSDP_REV_ACPI2  = 2,    /* from this revision on: length, XSDT, ext. checksum */
 };
+/* The tables are read by offset, not through structs, so the layout checks
+ * are on the offsets: each adds up the widths the spec gives for the fields
+ * in between, and a mistyped offset breaks the chain. */
+_Static_assert(RSDP_RSDT + 4 == RSDP_V1_LEN, "5.2.5.3: the ACPI 1.0 RSDP ends after RsdtAddress");
+_Static_assert(RSDP_LENGTH + 4 == RSDP_XSDT, "5.2.5.3: Length (4), then XsdtAddress");
+_Static_assert(RSDP_XSDT + 8 + 1 + 3 == RSDP_V2_LEN,
+               "5.2.5.3: XsdtAddress (8), Extended Checksum (1), Reserved (3)");
 
 enum {                          /* every table's header (5.2.6) */
 	SDT_SIG_LEN     = 4,    /* the signature at offset 0: "FACP", "APIC", ... */
@@ -59,12 +65,16 @@ enum {                          /* every table's header (5.2.6) */
 	SDT_OEM_ID      = 10,   /* 6 characters */
 	SDT_HEADER_LEN  = 36,   /* fields and entries start here */
 };
+_Static_assert(SDT_OEM_ID + 6 + 8 + 4 + 4 + 4 == SDT_HEADER_LEN,
+               "5.2.6: OEM ID, OEM Table ID, OEM Revision, Creator ID, Creator Revision");
 
 enum {                          /* Generic Address Structure (5.2.3.2) */
 	GAS_SPACE       = 0,    /* ACPI_SPACE_* */
 	GAS_ADDRESS     = 4,    /* 64-bit */
 	GAS_LEN         = 12,   /* size of the structure */
 };
+_Static_assert(GAS_SPACE + 4 == GAS_ADDRESS && GAS_ADDRESS + 8 == GAS_LEN,
+               "5.2.3.2: space id, bit width, bit offset, access size, then the address");
 
 enum {                          /* FADT (5.2.9, Table 5.9) */
 	FADT_DSDT           = 40,   /* 32-bit address of the DSDT */
@@ -82,9 +92,24 @@ enum {                          /* FADT (5.2.9, Table 5.9) */
 	FADT_X_PM1B_CNT_BLK = 184,  /* GAS */
 	FADT_X_PM_TMR_BLK   = 208,  /* GAS */
 };
+_Static_assert(FADT_DSDT == SDT_HEADER_LEN + 4, "Table 5.9: FIRMWARE_CTRL (4), then DSDT");
+_Static_assert(FADT_PM1B_CNT_BLK == FADT_PM1A_CNT_BLK + 4, "Table 5.9");
+_Static_assert(FADT_PM_TMR_BLK == FADT_PM1B_CNT_BLK + 4 + 4, "Table 5.9: PM2_CNT_BLK between");
+_Static_assert(FADT_PM_TMR_LEN == FADT_PM_TMR_BLK + 4 + 4 + 4 + 3,
+               "Table 5.9: GPE0_BLK, GPE1_BLK, then PM1_EVT_LEN, PM1_CNT_LEN, PM2_CNT_LEN");
+_Static_assert(FADT_IAPC_BOOT_ARCH == FADT_CENTURY + 1, "Table 5.9");
+_Static_assert(FADT_FLAGS == FADT_IAPC_BOOT_ARCH + 2 + 1, "Table 5.9: a reserved byte between");
+_Static_assert(FADT_RESET_REG == FADT_FLAGS + 4 && FADT_RESET_VALUE == FADT_RESET_REG + GAS_LEN,
+               "Table 5.9");
+_Static_assert(FADT_X_DSDT == FADT_RESET_VALUE + 1 + 2 + 1 + 8,
+               "Table 5.9: ARM_BOOT_ARCH, minor version, X_FIRMWARE_CTRL between");
+_Static_assert(FADT_X_PM1A_CNT_BLK == FADT_X_DSDT + 8 + 2 * GAS_LEN,
+               "Table 5.9: X_PM1a_EVT_BLK, X_PM1b_EVT_BLK between");
+_Static_assert(FADT_X_PM1B_CNT_BLK == FADT_X_PM1A_CNT_BLK + GAS_LEN, "Table 5.9");
+_Static_assert(FADT_X_PM_TMR_BLK == FADT_X_PM1B_CNT_BLK + 2 * GAS_LEN,
+               "Table 5.9: X_PM2_CNT_BLK between");
 #define FADT_F_TMR_VAL_EXT      (1u << 8)   /* PM timer is 32 bits, not 24 */
 #define FADT_F_RESET_REG_SUP    (1u << 10)  /* RESET_REG is implemented */
-#define FADT_REV_BOOT_ARCH      2           /* IAPC_BOOT_ARCH was reserved before */
 #define PM_TMR_LEN_PRESENT      4           /* PM_TMR_LEN when there is a timer */
 
 enum {                          /* MADT (5.2.12) and its entries */
@@ -101,6 +126,14 @@ enum {                          /* MADT (5.2.12) and its entries */
 	MADT_ISO_GSI        = 4,    /* type 2: the GSI it arrives on */
 	MADT_LAPIC_ADDR64   = 4,    /* type 5: 64-bit local APIC address */
 };
+_Static_assert(MADT_LAPIC_ADDR == (int)SDT_HEADER_LEN && MADT_FLAGS == MADT_LAPIC_ADDR + 4 &&
+               MADT_ENTRIES == MADT_FLAGS + 4, "5.2.12, Table 5.19");
+_Static_assert(MADT_LAPIC_FLAGS == MADT_E_HEADER + 1 + 1,
+               "5.2.12.2: ACPI Processor UID, APIC ID, then Flags");
+_Static_assert(MADT_IOAPIC_ADDR == MADT_E_HEADER + 1 + 1, "5.2.12.3: I/O APIC ID, reserved, address");
+_Static_assert(MADT_ISO_BUS == MADT_E_HEADER && MADT_ISO_GSI == MADT_ISO_SOURCE + 1,
+               "5.2.12.5: Bus, Source, then Global System Interrupt");
+_Static_assert(MADT_LAPIC_ADDR64 == MADT_E_HEADER + 2, "5.2.12.8: reserved (2), then the address");
 enum {                          /* MADT entry types */
 	MADT_LOCAL_APIC     = 0,    /* one per processor */
 	MADT_IO_APIC        = 1,
@@ -114,6 +147,8 @@ enum {                          /* HPET table (HPET spec 1.0a, 3.2.4) */
 	HPET_TBL_BASE       = 40,   /* GAS of the register block */
 	HPET_TBL_MIN_TICK   = 53,   /* 16 bits: smallest periodic period, in ticks */
 };
+_Static_assert(HPET_TBL_BASE == SDT_HEADER_LEN + 4, "HPET spec 3.2.4: Event Timer Block ID, then the base");
+_Static_assert(HPET_TBL_MIN_TICK == HPET_TBL_BASE + GAS_LEN + 1, "HPET spec 3.2.4: HPET Number between");
 
 /* AML bytes of Name(_S5, Package(){ a, b, ... }) (ACPI 6.5, chapter 20). */
 enum {
@@ -135,21 +170,18 @@ enum {
  * hundred KiB); mapping it would use up the page-table pool. */
 #define ACPI_TABLE_MAX_LEN      (1u << 20)
 #define ACPI_MAX_TABLES         24          /* more than QEMU or a PC lists */
-#define ACPI_OEM_ID_LEN         6           /* OEM ids: 6 characters, space-padded */
 /* After writing SLP_EN or the reset register, give the machine ~1 s (on
  * real hardware, ~1 us per io_wait) to go away before calling it failed. */
 #define ACPI_SETTLE_SPINS       1000000
 
-/* What `acpi` lists: every table we looked at, usable or not. */
-struct acpi_table {
-	char sig[5];
-	uint32_t addr, length;
-	uint8_t revision;
-	char oem_id[ACPI_OEM_ID_LEN + 1];
-	bool checksum_ok;
-};
+/* Every table we looked at, usable or not, in the order found. */
 static struct acpi_table tables[ACPI_MAX_TABLES];
 static unsigned ntables;
+
+const struct acpi_table *acpi_table_at(unsigned i)
+{
+	return i < ntables ? &tables[i] : NULL;
+}
 
 /* Little-endian value of `size` bytes (tables need not be aligned). */
 static uint64_t le(const uint8_t *p, unsigned size)
@@ -325,7 +357,7 @@ static void parse_fadt(const uint8_t *f)
 	acpi.pm1b_cnt_port = fadt_port(f, FADT_X_PM1B_CNT_BLK, FADT_PM1B_CNT_BLK);
 	acpi.fadt_revision = f[SDT_REVISION];
 	acpi.century_reg = (uint8_t)field(f, FADT_CENTURY, 1);
-	if (acpi.fadt_revision >= FADT_REV_BOOT_ARCH)
+	if (acpi.fadt_revision >= ACPI_FADT_REV_BOOT_ARCH)
 		acpi.boot_arch = (uint16_t)field(f, FADT_IAPC_BOOT_ARCH, 2);
 	acpi.reset_addr = field(f, FADT_RESET_REG + GAS_ADDRESS, 8);
 	acpi.reset_valid = (flags & FADT_F_RESET_REG_SUP) && acpi.reset_addr;
@@ -469,60 +501,4 @@ int acpi_reset(void)
 	acpi_settle();
 	kprintf("acpi: still running after writing the reset register\n");
 	return -EINVAL;
-}
-
-int cmd_acpi(int argc, char **argv)
-{
-	UNUSED(argv);
-	if (argc != 1)
-		return SHELL_USAGE;
-	if (!ntables) {
-		kprintf("acpi: no ACPI tables (this machine has none, e.g. -machine isapc)\n");
-		return 0;
-	}
-	kprintf("  sig   address     length  rev  OEM     checksum\n");
-	for (unsigned i = 0; i < ntables; i++) {
-		const struct acpi_table *t = &tables[i];
-		kprintf("  %-4s  0x%08x  %6u  %3u  %-6s  %s\n", t->sig, t->addr, t->length,
-		        t->revision, t->oem_id, t->checksum_ok ? "ok" : "bad");
-	}
-	kprintf("what lull uses:\n");
-	if (acpi.pm_timer_port)
-		kprintf("  PM timer     port 0x%x, %u-bit\n", acpi.pm_timer_port, acpi.pm_timer_32bit ? 32 : 24);
-	else
-		kprintf("  PM timer     none\n");
-	if (acpi.has_hpet)
-		kprintf("  HPET         0x%08llx, min periodic tick %u\n",
-		        (unsigned long long)acpi.hpet_base, acpi.hpet_min_tick);
-	else
-		kprintf("  HPET         none\n");
-	if (acpi.has_madt)
-		kprintf("  local APIC   0x%08x, %u CPU(s) enabled%s\n  I/O APIC     0x%08x, ISA IRQ0 -> GSI %u\n",
-		        acpi.lapic_base, acpi.cpu_count, acpi.pcat_compat ? ", 8259 PICs too" : "",
-		        acpi.ioapic_base, acpi.irq0_gsi);
-	else
-		kprintf("  local APIC   no MADT\n");
-	if (acpi.s5_valid)
-		kprintf("  S5 (off)     SLP_TYPa %u, SLP_TYPb %u; PM1a_CNT 0x%x, PM1b_CNT 0x%x\n",
-		        acpi.s5_slp_typa, acpi.s5_slp_typb, acpi.pm1a_cnt_port, acpi.pm1b_cnt_port);
-	else
-		kprintf("  S5 (off)     not found\n");
-	if (acpi.reset_valid)
-		kprintf("  reset        %s 0x%llx <- 0x%02x%s\n",
-		        acpi.reset_space == ACPI_SPACE_IO ? "port" : "address",
-		        (unsigned long long)acpi.reset_addr, acpi.reset_value,
-		        acpi.reset_space == ACPI_SPACE_IO ? "" : " (not I/O: unsupported)");
-	else
-		kprintf("  reset        not advertised\n");
-	if (acpi.fadt_revision >= FADT_REV_BOOT_ARCH)
-		kprintf("  boot arch    0x%04x (%slegacy devices, %s8042)\n", acpi.boot_arch,
-		        acpi.boot_arch & ACPI_BOOT_LEGACY_DEVICES ? "" : "no ",
-		        acpi.boot_arch & ACPI_BOOT_8042 ? "" : "no ");
-	else
-		kprintf("  boot arch    not in FADT revision %u\n", acpi.fadt_revision);
-	if (acpi.century_reg)
-		kprintf("  RTC century  CMOS register 0x%02x\n", acpi.century_reg);
-	else
-		kprintf("  RTC century  none\n");
-	return 0;
 }

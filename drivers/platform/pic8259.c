@@ -5,9 +5,11 @@
  * (ICW1-ICW4, OCW1-OCW3).  The BIOS maps IRQ 0-7 to vectors 8-15, on top of
  * CPU exceptions, so we remap master to 0x20 and slave to 0x28.  Lines stay
  * masked until a driver asks for one: an unused device should not be able to
- * interrupt (or wake) the CPU.
+ * interrupt (or wake) the CPU.  pic_init hands the chip's operations to the
+ * interrupt dispatcher (kernel/arch/irq.c), which never calls it by name.
  */
 #include "drivers/platform.h"
+#include "arch/irq.h"
 #include "arch/trap.h"
 #include "arch/x86.h"
 
@@ -34,27 +36,11 @@ static void write_masks(void)
 	outb(PIC2_DATA, (uint8_t)(mask_bits >> 8));
 }
 
-void pic_init(void)
-{
-	outb(PIC1_CMD, ICW1_INIT | ICW1_ICW4);  io_wait();
-	outb(PIC2_CMD, ICW1_INIT | ICW1_ICW4);  io_wait();
-	outb(PIC1_DATA, VEC_IRQ_BASE);          io_wait();   /* ICW2: vector base */
-	outb(PIC2_DATA, VEC_IRQ_BASE + 8);      io_wait();
-	outb(PIC1_DATA, ICW3_MASTER_SLAVE_ON_IRQ2); io_wait();
-	outb(PIC2_DATA, ICW3_SLAVE_ID);         io_wait();
-	outb(PIC1_DATA, ICW4_8086);             io_wait();
-	outb(PIC2_DATA, ICW4_8086);             io_wait();
-	/* Everything masked except the cascade input, through which every
-	 * slave line (8-15) must pass. */
-	mask_bits = 0xFFFF & ~(1u << PIC_CASCADE_LINE);
-	write_masks();
-}
+static void pic_mask(unsigned line)   { mask_bits |= (uint16_t)(1u << line);  write_masks(); }
+static void pic_unmask(unsigned line) { mask_bits &= (uint16_t)~(1u << line); write_masks(); }
+void pic_mask_all(void)               { mask_bits = 0xFFFF; write_masks(); }
 
-void pic_mask(unsigned line)   { mask_bits |= (uint16_t)(1u << line);  write_masks(); }
-void pic_unmask(unsigned line) { mask_bits &= (uint16_t)~(1u << line); write_masks(); }
-void pic_mask_all(void)        { mask_bits = 0xFFFF; write_masks(); }
-
-void pic_eoi(unsigned line)
+static void pic_eoi(unsigned line)
 {
 	if (line >= 8)
 		outb(PIC2_CMD, OCW2_EOI);
@@ -70,7 +56,7 @@ void pic_eoi(unsigned line)
  * spurious IRQ15 still needs an EOI to the master, whose cascade input did
  * fire).  Reference: 8259A datasheet, "Interrupt Sequence", note on IR
  * inputs; OSDev wiki "8259 PIC", Spurious IRQs. */
-bool pic_is_spurious(unsigned line)
+static bool pic_is_spurious(unsigned line)
 {
 	if (line != PIC_SPURIOUS_LINE && line != PIC_SPURIOUS_LINE + 8)
 		return false;
@@ -80,4 +66,29 @@ bool pic_is_spurious(unsigned line)
 	if (!in_service && line >= 8)
 		outb(PIC1_CMD, OCW2_EOI);
 	return !in_service;
+}
+
+static const struct irq_chip pic_chip = {
+	.name = "8259 PIC",
+	.mask = pic_mask,
+	.unmask = pic_unmask,
+	.eoi = pic_eoi,
+	.is_spurious = pic_is_spurious,
+};
+
+void pic_init(void)
+{
+	outb(PIC1_CMD, ICW1_INIT | ICW1_ICW4);  io_wait();
+	outb(PIC2_CMD, ICW1_INIT | ICW1_ICW4);  io_wait();
+	outb(PIC1_DATA, VEC_IRQ_BASE);          io_wait();   /* ICW2: vector base */
+	outb(PIC2_DATA, VEC_IRQ_BASE + 8);      io_wait();
+	outb(PIC1_DATA, ICW3_MASTER_SLAVE_ON_IRQ2); io_wait();
+	outb(PIC2_DATA, ICW3_SLAVE_ID);         io_wait();
+	outb(PIC1_DATA, ICW4_8086);             io_wait();
+	outb(PIC2_DATA, ICW4_8086);             io_wait();
+	/* Everything masked except the cascade input, through which every
+	 * slave line (8-15) must pass. */
+	mask_bits = 0xFFFF & ~(1u << PIC_CASCADE_LINE);
+	write_masks();
+	irq_set_chip(&pic_chip);
 }

@@ -3,9 +3,9 @@
  * Spec: National Semiconductor PC16550D datasheet (June 1995), "Register
  * Description" (Table II) and section 8 (FIFO interrupt mode).  We use COM1
  * at 115200 baud, 8 data bits, no parity, 1 stop bit.  Output is polled (it
- * must work from a panic, with interrupts off); input raises IRQ4 and the
- * handler drains the receive FIFO into the console's ring buffer, so a pasted
- * line is not lost while the shell is busy.
+ * must work from a panic, with interrupts off) and reaches the console as a
+ * sink; input raises IRQ4 and the handler drains the receive FIFO into the
+ * console's ring buffer, so a pasted line is not lost while the shell is busy.
  */
 #include "drivers/platform.h"
 #include "console.h"
@@ -59,15 +59,23 @@ static void reg_write(unsigned r, uint8_t v) { outb(COM1_BASE + r, v); }
 
 bool uart_present(void) { return present; }
 
-void uart_putc(char c)
+static void uart_send(uint8_t b)
 {
-	if (!present)
-		return;
 	for (unsigned i = 0; i < UART_TX_SPIN_LIMIT; i++)
 		if (reg_read(UART_LSR) & UART_LSR_THRE)
 			break;
-	reg_write(UART_THR, (uint8_t)c);
+	reg_write(UART_THR, b);
 }
+
+/* Terminals want CR LF where the kernel writes \n. */
+static void uart_putc(char c)
+{
+	if (c == '\n')
+		uart_send('\r');
+	uart_send((uint8_t)c);
+}
+
+static struct console_sink uart_sink = { .name = "uart", .putc = uart_putc };
 
 int uart_init(void)
 {
@@ -89,6 +97,7 @@ int uart_init(void)
 
 	reg_write(UART_MCR, UART_MCR_DTR | UART_MCR_RTS | UART_MCR_OUT2);
 	present = true;
+	console_add_sink(&uart_sink);
 	return 0;
 }
 

@@ -4,10 +4,12 @@
  * character byte and an attribute byte) and the CRT controller's cursor
  * location registers 0Eh/0Fh.  The BIOS leaves the screen in mode 3; we only
  * write cells, scroll by copying rows up, and move the hardware cursor.
- * Everything the console prints appears here too, so the ISO is usable in a
- * VM window or on a real PC without a serial cable.
+ * Everything the console prints appears here too (vga_init adds the screen
+ * as a console sink), so the ISO is usable in a VM window or on a real PC
+ * without a serial cable.
  */
 #include "drivers/platform.h"
+#include "console.h"
 #include "kstring.h"
 #include "arch/x86.h"
 
@@ -45,15 +47,7 @@ static void scroll(void)
 	row = VGA_ROWS - 1;
 }
 
-void vga_init(void)
-{
-	for (unsigned i = 0; i < VGA_ROWS * VGA_COLS; i++)
-		screen[i] = cell(' ');
-	row = col = 0;
-	move_cursor();
-}
-
-void vga_putc(char c)
+static void vga_putc(char c)
 {
 	switch (c) {
 	case '\n':
@@ -83,4 +77,15 @@ void vga_putc(char c)
 	if (row >= VGA_ROWS)
 		scroll();
 	move_cursor();
+}
+
+static struct console_sink vga_sink = { .name = "vga", .putc = vga_putc };
+
+void vga_init(void)
+{
+	for (unsigned i = 0; i < VGA_ROWS * VGA_COLS; i++)
+		screen[i] = cell(' ');
+	row = col = 0;
+	move_cursor();
+	console_add_sink(&vga_sink);
 }

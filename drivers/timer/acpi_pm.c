@@ -14,7 +14,8 @@
  * kernel/time/calibrate.c).  A 24-bit timer
  * wraps every 4.7 s; the time core reads it often enough (max_idle_ns).
  */
-#include "drivers/timer.h"
+#include "drivers/timer/acpi_pm.h"
+#include "time/calibrate.h"
 #include "drivers/acpi.h"
 #include "errno.h"
 #include "kprintf.h"
@@ -27,7 +28,7 @@
 #define ACPI_PM_CHECK_READS     2000        /* reads in the monotonic check */
 #define ACPI_PM_TOLERANCE_DIV   100         /* off by more than 1/100: not usable */
 #define ACPI_PM_CHECK_PPM       1000        /* the check's precision: 0.1% decides 1% */
-#define PPM                     1000000     /* parts per million in a whole */
+#define PPM_PER_BASIS_POINT     100         /* 0.01%, the verdict's last digit */
 
 static uint16_t port;
 static uint32_t mask;
@@ -111,29 +112,33 @@ int acpi_pm_init(void)
 	/* The rate, against the HPET if it registered (it initialises first),
 	 * else PIT channel 2: kernel/time/calibrate.c picks the best reference. */
 	struct calibration cal;
-	char verdict[80];
+	char verdict[80], pct[FMT_FIXED_SIZE], mhz[FMT_FIXED_SIZE];
 	rc = calibrate_counter(acpi_pm_counter, mask, &acpi_pm_clocksource,
 	                       ACPI_PM_FREQ_HZ - ACPI_PM_FREQ_HZ / ACPI_PM_TOLERANCE_DIV,
 	                       ACPI_PM_FREQ_HZ + ACPI_PM_FREQ_HZ / ACPI_PM_TOLERANCE_DIV,
 	                       ACPI_PM_CHECK_PPM, &cal);
-	if (rc == -ETIME) {
+	if (rc == -ETIME || rc == -ENODEV) {
 		ksnprintf(verdict, sizeof(verdict), "rate not checked (no reference)");
 		rc = 0;
 	} else if (cal.freq_hz == 0) {
 		ksnprintf(verdict, sizeof(verdict), "rate check against %s failed: %s", cal.ref, cal.error);
 	} else {
-		int64_t ppm = ((int64_t)cal.freq_hz - ACPI_PM_FREQ_HZ) * PPM / ACPI_PM_FREQ_HZ;
-		uint32_t mag = (uint32_t)((ppm < 0 ? -ppm : ppm) / 100);   /* hundredths of a % */
-		ksnprintf(verdict, sizeof(verdict), "checked against %s: %c%u.%02u%%%s%s", cal.ref,
-		          mag == 0 ? '+' : ppm < 0 ? '-' : '+', mag / 100, mag % 100,
+		int64_t ppm = ppm_diff(cal.freq_hz, ACPI_PM_FREQ_HZ);
+		uint64_t mag = (uint64_t)(ppm < 0 ? -ppm : ppm) / PPM_PER_BASIS_POINT;
+		ksnprintf(verdict, sizeof(verdict), "checked against %s: %c%s%%%s%s", cal.ref,
+		          mag == 0 ? '+' : ppm < 0 ? '-' : '+', fmt_fixed(pct, sizeof(pct), mag, 2),
 		          rc ? "; " : "", rc ? cal.error : "");
 	}
 	if (rc)
 		acpi_pm_clocksource.flags |= CLOCK_SOURCE_UNSTABLE;
-	kprintf("acpi_pm: %u-bit PM timer at port 0x%x, %u.%03u MHz (%s)%s\n",
-	        mask == ACPI_PM_MASK_32 ? 32 : 24, port, ACPI_PM_FREQ_HZ / 1000000,
-	        ACPI_PM_FREQ_HZ / 1000 % 1000, verdict, rc ? "; not usable" : "");
+	kprintf("acpi_pm: %u-bit PM timer at port 0x%x, %s MHz (%s)%s\n",
+	        mask == ACPI_PM_MASK_32 ? 32 : 24, port,
+	        fmt_mhz(mhz, sizeof(mhz), ACPI_PM_FREQ_HZ), verdict, rc ? "; not usable" : "");
 	/* Registered even when unusable, so `clocksource` lists it and why. */
-	clocksource_register(&acpi_pm_clocksource);
+	int refused = clocksource_register(&acpi_pm_clocksource);
+	if (refused) {
+		kprintf("acpi_pm: not used: the time core refused it (error %d)\n", refused);
+		return refused;
+	}
 	return rc;
 }

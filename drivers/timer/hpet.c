@@ -15,7 +15,7 @@
  * mode, so each comparator value is one 32-bit write.  We do not use the
  * other comparators, FSB (MSI) delivery or I/O APIC routes.
  */
-#include "drivers/timer.h"
+#include "drivers/timer/hpet.h"
 #include "drivers/acpi.h"
 #include "errno.h"
 #include "arch/irq.h"
@@ -136,7 +136,7 @@ static int hpet_claim_irq(struct clock_event_device *dev)
  * kernel merge request 74 "Write hpet timer twice". */
 static int hpet_set_periodic(struct clock_event_device *dev, unsigned hz)
 {
-	uint64_t period = (dev->freq_hz + hz / 2) / hz;
+	uint64_t period = clockevent_periodic_count(dev->freq_hz, hz);
 	if (period < dev->min_delta_ticks || period > dev->max_delta_ticks || period < acpi.hpet_min_tick)
 		return -EINVAL;
 	int rc = hpet_claim_irq(dev);
@@ -295,13 +295,22 @@ int hpet_init(void)
 		hpet_clockevent.min_delta_ticks = MAX(1, freq * HPET_MIN_DELTA_NS / NSEC_PER_SEC);
 		guard_ticks = (uint32_t)MAX(1, freq * HPET_GUARD_NS / NSEC_PER_SEC);
 	}
-	kprintf("hpet: %u.%03u MHz, %u-bit counter, %u timers at 0x%08x; %s\n",
-	        (unsigned)(freq / 1000000), (unsigned)(freq / 1000 % 1000), counter64 ? 64 : 32,
+	char mhz[FMT_FIXED_SIZE];
+	kprintf("hpet: %s MHz, %u-bit counter, %u timers at 0x%08x; %s\n",
+	        fmt_mhz(mhz, sizeof(mhz), freq), counter64 ? 64 : 32,
 	        timers, (uint32_t)regs, !legacy ? "no legacy route, so no clock event device"
 	        : (t0 & HPET_TN_PER_INT_CAP) ? "comparator 0 one-shot/periodic on IRQ0"
 	        : "comparator 0 one-shot on IRQ0");
-	clocksource_register(&hpet_clocksource);
-	if (legacy)
-		clockevents_register(&hpet_clockevent);
+	int rc = clocksource_register(&hpet_clocksource);
+	if (rc) {
+		kprintf("hpet: not used: the time core refused it (error %d)\n", rc);
+		hpet_stop();
+		regs = 0;
+		return rc;
+	}
+	if (legacy && (rc = clockevents_register(&hpet_clockevent)) != 0) {
+		kprintf("hpet: comparator 0 not used: the time core refused it (error %d)\n", rc);
+		return rc;
+	}
 	return 0;
 }

@@ -15,15 +15,16 @@
  * value).  Not used: IPIs, the I/O APIC, x2APIC, the error, thermal and
  * performance LVT entries (left masked).
  */
-#include "drivers/timer.h"
+#include "drivers/timer/lapic.h"
+#include "time/calibrate.h"
 #include "drivers/acpi.h"
 #include "errno.h"
 #include "arch/irq.h"
 #include "kprintf.h"
-#include "kstring.h"
 #include "arch/paging.h"
 #include "panic.h"
 #include "time/clockevent.h"
+#include "time/clocksource.h"
 #include "arch/trap.h"
 #include "arch/x86.h"
 
@@ -71,8 +72,8 @@ enum {
 #define LAPIC_TIMER_MIN_HZ      1000000ULL      /* plausible rates after the divider: */
 #define LAPIC_TIMER_MAX_HZ      1000000000ULL   /* outside, the measurement went wrong */
 /* 100 ppm: a timer 1 s ahead fires within 100 us of its time; earlier is
- * caught by the clockevents core, and a TSC-calibrated one follows the
- * TSC's later refinement. */
+ * caught by the clockevents core, and one calibrated against the TSC follows
+ * the TSC's later refinement (rate_source). */
 #define LAPIC_TIMER_CALIBRATE_PPM   100
 
 /* Smallest count, 16 (0.26 us under QEMU, ~2.5 us at a 100 MHz bus): the
@@ -87,8 +88,6 @@ enum {
 #define TSC_DEADLINE_MAX_DELTA  (1ULL << 62)
 
 static uintptr_t lapic_regs;        /* mapped registers, 0 if no APIC */
-static uint64_t timer_hz;           /* the timer's rate after the divider */
-static bool timer_calibrated_against_tsc;  /* so it follows the TSC's refinement */
 static bool timer_stopped_for_good; /* lapic_timer_stop() was called */
 /* "lapic" and "tsc-deadline" share the LVT timer entry and its vector:
  * the one that programmed it last gets the interrupts, and only it may
@@ -98,11 +97,9 @@ static struct clock_event_device *timer_owner;
 static uint32_t lapic_read(unsigned reg) { return mmio_read32(lapic_regs + reg); }
 static void lapic_write(unsigned reg, uint32_t v) { mmio_write32(lapic_regs + reg, v); }
 
-bool lapic_present(void) { return lapic_regs != 0; }
-
 /* 10.8.5: tell the APIC the interrupt it delivered is handled.  Only for
  * vectors the APIC delivers itself: ExtINT ones are the PIC's business. */
-void lapic_eoi(void)
+static void lapic_eoi(void)
 {
 	if (lapic_regs)
 		lapic_write(LAPIC_EOI, 0);
@@ -139,7 +136,7 @@ static int lapic_timer_set_periodic(struct clock_event_device *dev, unsigned hz)
 {
 	if (timer_stopped_for_good)
 		return -ENODEV;
-	uint64_t count = hz ? (timer_hz + hz / 2) / hz : 0;
+	uint64_t count = clockevent_periodic_count(dev->freq_hz, hz);
 	if (count < LAPIC_TIMER_MIN_DELTA || count > LAPIC_COUNT_MAX)
 		return -EINVAL;
 	timer_program(dev, LVT_TIMER_PERIODIC, (uint32_t)count);
@@ -305,34 +302,25 @@ static int lapic_timer_calibrate(struct calibration *cal)
 	return rc;
 }
 
+/* TSC-deadline counts TSC cycles: it takes the rate of the registered "tsc"
+ * clocksource (absent if the TSC could not be calibrated), and follows it
+ * when that rate is refined (rate_source). */
 static void tsc_deadline_init(void)
 {
 	if (!(cpu.feat_ecx & CPUID_1_ECX_TSC_DEADLINE)) {
 		kprintf("lapic: no TSC-deadline mode (CPUID.1:ECX[24] clear)\n");
 		return;
 	}
-	if (tsc_freq_hz() == 0) {
+	struct clocksource *tsc = clocksource_lookup("tsc");
+	if (!tsc) {
 		kprintf("lapic: TSC-deadline mode not used (the TSC was not calibrated)\n");
 		return;
 	}
-	tsc_deadline_clockevent.freq_hz = tsc_freq_hz();
-	if (clockevents_register(&tsc_deadline_clockevent))
-		panic("lapic_init: the time core refused tsc-deadline");
-}
-
-/* The TSC's rate was measured again (drivers/timer/tsc.c).  tsc-deadline counts
- * TSC cycles; and if the bus timer was calibrated against the TSC, what that
- * measured was its ratio to the TSC, so its rate moves by the same ppm. */
-void lapic_tsc_rate_changed(uint64_t old_hz, uint64_t new_hz)
-{
-	if (tsc_deadline_clockevent.mult)       /* registered */
-		clockevents_update_freq(&tsc_deadline_clockevent, new_hz);
-	if (lapic_clockevent.mult && timer_calibrated_against_tsc && old_hz) {
-		int64_t diff = (int64_t)new_hz - (int64_t)old_hz;   /* within 1% */
-		uint64_t hz = timer_hz + (uint64_t)((int64_t)timer_hz * diff / (int64_t)old_hz);
-		if (clockevents_update_freq(&lapic_clockevent, hz) == 0)
-			timer_hz = hz;
-	}
+	tsc_deadline_clockevent.freq_hz = tsc->freq_hz;
+	tsc_deadline_clockevent.rate_source = tsc;
+	int rc = clockevents_register(&tsc_deadline_clockevent);
+	if (rc)
+		kprintf("lapic: TSC-deadline mode not used: the time core refused it (error %d)\n", rc);
 }
 
 int lapic_init(void)
@@ -367,16 +355,21 @@ int lapic_init(void)
 		        phys, cal.ref, cal.error);
 		return rc;
 	}
-	timer_hz = cal.freq_hz;
-	timer_calibrated_against_tsc = strcmp(cal.ref, "tsc") == 0;
-	kprintf("lapic: at 0x%08x (version 0x%02x), timer %llu.%03llu MHz "
+	char mhz[FMT_FIXED_SIZE];
+	kprintf("lapic: at 0x%08x (version 0x%02x), timer %s MHz "
 	        "(bus / %u, calibrated against %s, spread %u ppm)\n",
-	        phys, version, (unsigned long long)(timer_hz / 1000000),
-	        (unsigned long long)(timer_hz / 1000 % 1000),
+	        phys, version, fmt_mhz(mhz, sizeof(mhz), cal.freq_hz),
 	        LAPIC_TIMER_DIVISOR, cal.ref, cal.spread_ppm);
-	lapic_clockevent.freq_hz = timer_hz;
-	if (clockevents_register(&lapic_clockevent))
-		panic("lapic_init: the time core refused lapic");
+	/* What calibration measured is the timer's ratio to the reference
+	 * clocksource (none for PIT channel 2): if that counter's rate is
+	 * measured again, the timer's rate moves with it. */
+	lapic_clockevent.freq_hz = cal.freq_hz;
+	lapic_clockevent.rate_source = cal.ref_cs;
+	rc = clockevents_register(&lapic_clockevent);
+	if (rc) {
+		kprintf("lapic: timer not used: the time core refused it (error %d)\n", rc);
+		return rc;
+	}
 	tsc_deadline_init();
 	return 0;
 }

@@ -12,11 +12,11 @@
  * 4, 5.  The firmware leaves channel 0 ticking at 18.2 Hz; we stop it first
  * thing, since an unused timer must not keep running (QUIRK below).
  */
-#include "drivers/timer.h"
+#include "drivers/timer/pit.h"
+#include "time/calibrate.h"
 #include "errno.h"
 #include "arch/irq.h"
 #include "kprintf.h"
-#include "panic.h"
 #include "time/clockevent.h"
 #include "time/clocksource.h"
 #include "arch/x86.h"
@@ -66,8 +66,6 @@ enum {
  * takes 0.1 us (QEMU) to 1 us (ISA), so 2^24 reads outlast the longest wait
  * we ask for (50 ms) by far, yet end within seconds on a dead chip. */
 #define PIT_MAX_POLLS       (1u << 24)
-
-#define PIT_LATCH(hz)       ((PIT_INPUT_HZ + (hz) / 2) / (hz))  /* count for hz per second */
 
 static bool irq_held;               /* we own IRQ0 (not the HPET) */
 static bool stopped_for_good;       /* pit_stop() was called */
@@ -210,14 +208,15 @@ static int pit_claim_irq(struct clock_event_device *dev)
 
 static int pit_set_periodic(struct clock_event_device *dev, unsigned hz)
 {
-	if (hz == 0 || PIT_LATCH(hz) < PIT_MIN_DELTA || PIT_LATCH(hz) > PIT_COUNT_MAX)
+	uint64_t latch = clockevent_periodic_count(PIT_INPUT_HZ, hz);
+	if (latch < PIT_MIN_DELTA || latch > PIT_COUNT_MAX)
 		return -EINVAL;         /* outside 19 Hz .. 74 kHz */
 	uint32_t flags = irq_save();
 	int rc = pit_claim_irq(dev);
 	if (rc == 0) {
 		pit_cs_freeze();
-		ch0_program(PIT_MODE_RATE, (uint16_t)PIT_LATCH(hz));   /* ch0, lo/hi byte, mode 2 (rate generator), binary */
-		periodic_count = (uint16_t)PIT_LATCH(hz);
+		ch0_program(PIT_MODE_RATE, (uint16_t)latch);   /* ch0, lo/hi byte, mode 2 (rate generator), binary */
+		periodic_count = (uint16_t)latch;
 	}
 	irq_restore(flags);
 	return rc;
@@ -309,6 +308,14 @@ int pit_ch2_wait_us(uint32_t us)
 	return rc;
 }
 
+/* Channel 2 as kernel/time/calibrate.c sees it: a reference it can only
+ * wait on, used where no continuous clocksource exists. */
+static const struct calibration_stopwatch pit_ch2_stopwatch = {
+	.name = "pit",
+	.max_us = PIT_CH2_MAX_US,
+	.wait_us = pit_ch2_wait_us,
+};
+
 void pit_stop(void)
 {
 	pit_shutdown(&pit_clockevent);
@@ -316,7 +323,8 @@ void pit_stop(void)
 }
 
 /* Stop the firmware's tick, check that the stop took (OUT rose, so there is
- * an 8254 that counts), then offer channel 0 to the time core. */
+ * an 8254 that counts), then offer channel 2 to calibration and channel 0
+ * to the time core. */
 int pit_init(void)
 {
 	uint32_t flags = irq_save();
@@ -330,7 +338,16 @@ int pit_init(void)
 		return -ENODEV;
 	}
 	kprintf("pit: stopped the firmware's 18.2 Hz tick\n");
-	if (clocksource_register(&pit_clocksource) || clockevents_register(&pit_clockevent))
-		panic("pit_init: the time core refused a PIT device");
+	calibrate_set_stopwatch(&pit_ch2_stopwatch);
+	int rc = clocksource_register(&pit_clocksource);
+	if (rc) {
+		kprintf("pit: not used: the time core refused it (error %d)\n", rc);
+		return rc;
+	}
+	rc = clockevents_register(&pit_clockevent);
+	if (rc) {
+		kprintf("pit: channel 0 not used: the time core refused it (error %d)\n", rc);
+		return rc;
+	}
 	return 0;
 }

@@ -14,12 +14,11 @@
  * them.  The RTC keeps whatever zone the firmware set; QEMU's follows the
  * host's UTC by default.
  */
-#include "drivers/timer.h"
+#include "drivers/timer/rtc.h"
 #include "drivers/acpi.h"
 #include "errno.h"
 #include "kprintf.h"
 #include "kstring.h"
-#include "shell/shell.h"
 #include "arch/x86.h"
 
 #define CMOS_INDEX          0x70    /* write: register number | CMOS_NMI_MASK */
@@ -134,27 +133,11 @@ int rtc_read(struct rtc_time *t)
 	return 0;
 }
 
-/* What went wrong, for the messages below. */
-static const char *rtc_error_text(int rc)
+const char *rtc_error_text(int rc)
 {
 	return rc == -ENODEV ? "does not answer (update-in-progress never cleared)"
 	     : rc == -EINVAL ? "holds an impossible date"
 	     : "kept changing while read";
-}
-
-int cmd_date(int argc, char **argv)
-{
-	UNUSED(argv);
-	if (argc != 1)
-		return SHELL_USAGE;
-	struct rtc_time t;
-	int rc = rtc_read(&t);
-	if (rc) {
-		kprintf("error: the CMOS clock %s\n", rtc_error_text(rc));
-		return rc;
-	}
-	kprintf("%04u-%02u-%02uT%02u:%02u:%02u\n", t.year, t.month, t.day, t.hour, t.minute, t.second);
-	return 0;
 }
 
 int rtc_init(void)

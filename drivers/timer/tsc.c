@@ -10,15 +10,16 @@
  *
  * What lull uses it for: the clocksource "tsc", the cheapest to read by far
  * (~20 cycles, where a port or MMIO read of the PM timer or HPET costs
- * ~1 us), and the rate the TSC-deadline timer counts at (drivers/timer/lapic.c).
+ * ~1 us), and the rate the TSC-deadline timer counts at (drivers/timer/lapic.c
+ * finds it in the clocksource registry; neither driver calls the other).
  * Its rate is not written anywhere we can read, so we measure it
  * (kernel/time/calibrate.c).  Not used: RDTSCP, the TSC_ADJUST MSR, CPUID leaf
  * 0x15 (the rate, on CPUs far newer than lull's floor).
  */
-#include "drivers/timer.h"
+#include "drivers/timer/tsc.h"
+#include "time/calibrate.h"
 #include "errno.h"
 #include "kprintf.h"
-#include "panic.h"
 #include "time/clocksource.h"
 #include "time/jiffies.h"
 #include "time/timer.h"
@@ -85,17 +86,6 @@ static struct calibration boot_cal;     /* kept for the refinement */
 static struct timer refine_timer;
 static char about[96];                  /* for the `clocksource` listing */
 
-uint64_t tsc_freq_hz(void)
-{
-	return tsc_clocksource.freq_hz;
-}
-
-static void print_mhz(char *buf, size_t size, uint64_t hz)
-{
-	ksnprintf(buf, size, "%llu.%03llu MHz", (unsigned long long)(hz / 1000000),
-	          (unsigned long long)(hz / 1000 % 1000));
-}
-
 int tsc_init(void)
 {
 	if (!cpu.has_cpuid || !(cpu.feat_edx & CPUID_1_EDX_TSC)) {
@@ -114,18 +104,20 @@ int tsc_init(void)
 		return rc;
 	}
 
-	char mhz[24];
-	print_mhz(mhz, sizeof(mhz), cal->freq_hz);
-	kprintf("tsc: %s (calibrated against %s, %u x %u ms, spread %u ppm), %s\n",
-	        mhz, cal->ref, CALIBRATE_RUNS, cal->window_us / 1000, cal->spread_ppm,
-	        invariant ? "invariant" : "not invariant");
+	char mhz[FMT_FIXED_SIZE];
+	kprintf("tsc: %s MHz (calibrated against %s, %u x %u ms, spread %u ppm), %s\n",
+	        fmt_mhz(mhz, sizeof(mhz), cal->freq_hz), cal->ref, CALIBRATE_RUNS,
+	        cal->window_us / 1000, cal->spread_ppm, invariant ? "invariant" : "not invariant");
 	ksnprintf(about, sizeof(about), "calibrated at boot against %s in %u ms (spread %u ppm)",
 	          cal->ref, cal->spent_us / 1000, cal->spread_ppm);
 	tsc_clocksource.about = about;
 	tsc_clocksource.freq_hz = cal->freq_hz;
 	tsc_clocksource.rating = invariant ? TSC_RATING_INVARIANT : TSC_RATING_VARIANT;
-	if (clocksource_register(&tsc_clocksource))
-		panic("tsc_init: the time core refused the TSC");
+	rc = clocksource_register(&tsc_clocksource);
+	if (rc) {
+		kprintf("tsc: not used: the time core refused it (error %d)\n", rc);
+		return rc;
+	}
 	return 0;
 }
 
@@ -137,18 +129,18 @@ static void tsc_refine(struct timer *t)
 	UNUSED(t);
 	struct refinement r;
 	int rc = calibrate_refine(tsc_read_for_calibration, tsc_clocksource.mask, &boot_cal, &r);
-	uint64_t old_hz = tsc_clocksource.freq_hz;
+	/* The core moves the clock event devices that count TSC cycles or were
+	 * calibrated against it (their rate_source) along with it. */
 	if (rc == 0 && clocksource_change_rate(&tsc_clocksource, r.freq_hz) == 0) {
-		lapic_tsc_rate_changed(old_hz, r.freq_hz);
 		ksnprintf(about, sizeof(about), "refined against %s over %llu ms: %+d ppm from boot's",
 		          boot_cal.ref, (unsigned long long)(r.span_ns / NSEC_PER_MSEC), r.change_ppm);
 	} else if (rc == -EINVAL) {
 		/* Moved more than 1%: not seen on any machine tried; a TSC that
 		 * changed speed (a P-state change) would land here. */
-		char mhz[24];
-		print_mhz(mhz, sizeof(mhz), r.freq_hz);
+		char mhz[FMT_FIXED_SIZE];
 		ksnprintf(about, sizeof(about), "boot calibration kept: refinement against %s "
-		          "measured %s (%+d ppm)", boot_cal.ref, mhz, r.change_ppm);
+		          "measured %s MHz (%+d ppm)", boot_cal.ref,
+		          fmt_mhz(mhz, sizeof(mhz), r.freq_hz), r.change_ppm);
 	} else {
 		ksnprintf(about, sizeof(about), "boot calibration kept: refinement against %s "
 		          "impossible (error %d)", boot_cal.ref, rc);

@@ -14,6 +14,20 @@
 
 typedef void (*irq_handler_t)(void *ctx);
 
+/* The interrupt controller behind lines 0..IRQ_LINES-1 (on a PC the 8259A
+ * pair).  Its driver hands it over once, before any line is requested, so
+ * that this CPU floor names no device. */
+struct irq_chip {
+	const char *name;                   /* "8259 PIC", in `irqs` */
+	void (*mask)(unsigned line);
+	void (*unmask)(unsigned line);
+	void (*eoi)(unsigned line);         /* after the line's handler ran */
+	/* true: the line fired with no request behind it; the dispatcher runs
+	 * no handler and sends no EOI (the chip sends what it needs itself) */
+	bool (*is_spurious)(unsigned line);
+};
+void irq_set_chip(const struct irq_chip *chip);
+
 /* Attach to ISA line 0..15 and unmask it.  -EBUSY if taken, -EINVAL bad line. */
 int irq_request(unsigned line, irq_handler_t fn, void *ctx, const char *name);
 void irq_free(unsigned line);

@@ -13,6 +13,18 @@ struct trapframe {
 	uint32_t vector, error;                         /* pushed by the stub */
 	uint32_t eip, cs, eflags;                       /* pushed by the CPU */
 };
+/* The offsets boot/vectors.asm produces: trap_common pushes gs last, so it
+ * is first; PUSHAD stores eax first, so highest (SDM Vol. 2B, PUSHA/PUSHAD);
+ * the stub's vector number below the error code; and what the CPU pushes
+ * for an interrupt that does not change privilege: eflags, cs, eip, no
+ * ss:esp (SDM Vol. 3A, 6.12.1, Figure 6-4). */
+_Static_assert(offsetof(struct trapframe, gs) == 0, "trap_common: gs pushed last");
+_Static_assert(offsetof(struct trapframe, edi) == 16, "PUSHAD: after 4 segment registers");
+_Static_assert(offsetof(struct trapframe, eax) == 44, "PUSHAD: 8 registers, eax pushed first");
+_Static_assert(offsetof(struct trapframe, vector) == 48, "the stub pushes the vector after the error code");
+_Static_assert(offsetof(struct trapframe, error) == 52, "error code: the CPU's or the stub's 0");
+_Static_assert(offsetof(struct trapframe, eip) == 56, "SDM Figure 6-4: eip below cs and eflags");
+_Static_assert(sizeof(struct trapframe) == 68, "SDM Figure 6-4: no ss:esp without a privilege change");
 
 /* Vector layout (kernel/arch/idt.c): */
 #define VEC_EXCEPTIONS      32      /* 0..31 are CPU exceptions (SDM Table 6-1) */
@@ -27,7 +39,7 @@ void trap_dispatch(struct trapframe *tf);
 void gdt_init(void);
 void idt_init(void);
 
-/* kernel/panic.c: print the exception report and stop. */
+/* kernel/arch/trap.c: print the exception report and stop. */
 __noreturn void exception_report(const struct trapframe *tf);
 
 #endif

@@ -47,6 +47,8 @@ struct acpi_info {
 	                                   0 when no override says otherwise */
 };
 
+#define ACPI_FADT_REV_BOOT_ARCH  2          /* FADT revisions before this had
+                                               IAPC_BOOT_ARCH reserved */
 #define ACPI_BOOT_LEGACY_DEVICES (1u << 0)  /* ISA devices: RTC, PIT, ... */
 #define ACPI_BOOT_8042           (1u << 1)  /* a PS/2 keyboard controller */
 
@@ -66,7 +68,17 @@ int acpi_poweroff(void);
  * failure: -ENODEV if none is advertised or it is not in I/O space,
  * -EINVAL if the machine is still running after the write. */
 int acpi_reset(void);
-/* The `acpi` shell command. */
-int cmd_acpi(int argc, char **argv);
+/* One table acpi_init looked at (the RSDP included), usable or not. */
+#define ACPI_OEM_ID_LEN 6               /* OEM ids: 6 characters, space-padded */
+struct acpi_table {
+	char sig[5];                    /* "FACP", "APIC", ... as a C string */
+	uint32_t addr, length;
+	uint8_t revision;
+	char oem_id[ACPI_OEM_ID_LEN + 1];  /* trailing spaces dropped */
+	bool checksum_ok;
+};
+/* The i-th table in the order found, or NULL past the last one (none at all
+ * on a machine without ACPI): for (i = 0; (t = acpi_table_at(i)); i++). */
+const struct acpi_table *acpi_table_at(unsigned i);
 
 #endif

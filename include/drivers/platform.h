@@ -7,24 +7,19 @@
 #include "compiler.h"
 
 /* drivers/platform/uart16550.c — COM1 */
-int uart_init(void);                    /* polled output works after this */
-int uart_enable_rx_irq(void);           /* interrupt-driven receive */
-void uart_putc(char c);
+int uart_init(void);                    /* a console sink (polled) from now on */
+int uart_enable_rx_irq(void);           /* interrupt-driven console input */
 bool uart_present(void);
 
 /* drivers/platform/vga_text.c — 80x25 text screen */
-void vga_init(void);
-void vga_putc(char c);
+void vga_init(void);                    /* clear it; a console sink from now on */
 
-/* drivers/platform/ps2_keyboard.c */
+/* drivers/platform/ps2_keyboard.c: console input by interrupt */
 int ps2_keyboard_init(void);
 
 /* drivers/platform/pic8259.c — the pair of 8259A interrupt controllers */
-void pic_init(void);                    /* remap to 0x20..0x2F, all masked */
-void pic_mask(unsigned line);
-void pic_unmask(unsigned line);
-void pic_eoi(unsigned line);
-bool pic_is_spurious(unsigned line);    /* IRQ7/IRQ15 with no ISR bit set */
+void pic_init(void);                    /* remap to 0x20..0x2F, all masked; hand
+                                           the chip to kernel/arch/irq.c */
 void pic_mask_all(void);
 
 /* drivers/platform/qemu_debug_exit.c — QEMU's isa-debug-exit device */

@@ -1,10 +1,11 @@
-/* include/shell/commands.h — shell commands of the time subsystem
- * (kernel/shell/cmd_time.c), listed in the one table in kernel/shell/commands.c. */
-#ifndef LULL_TIME_COMMANDS_H
-#define LULL_TIME_COMMANDS_H
+/* include/shell/commands.h — the shell commands kept in their own files
+ * (kernel/shell/cmd_*.c), listed in the one table in kernel/shell/commands.c. */
+#ifndef LULL_SHELL_COMMANDS_H
+#define LULL_SHELL_COMMANDS_H
 
 #include "compiler.h"
 
+/* kernel/shell/cmd_time.c */
 int cmd_uptime(int argc, char **argv);
 int cmd_clocksource(int argc, char **argv);
 int cmd_clockevent(int argc, char **argv);
@@ -24,6 +25,10 @@ int cmd_trace(int argc, char **argv);
 int cmd_every(int argc, char **argv);
 int cmd_alarm(int argc, char **argv);
 int cmd_keytimer(int argc, char **argv);
+
+/* kernel/shell/cmd_platform.c */
+int cmd_acpi(int argc, char **argv);
+int cmd_date(int argc, char **argv);
 
 /* Sleep on an hrtimer; -EINTR if Ctrl-C came first. */
 int sleep_ns(uint64_t ns);

@@ -33,7 +33,7 @@ struct shell_command {
 extern const struct shell_command shell_commands[];
 extern const unsigned shell_command_count;
 
-/* Run one line as if typed (used by the shell loop and boot option run=). */
+/* Run one line as if typed: split it into words and call its command. */
 void shell_execute(char *line);
 __noreturn void shell_run(void);
 

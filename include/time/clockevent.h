@@ -14,6 +14,8 @@
 
 #include "../compiler.h"
 
+struct clocksource;
+
 #define CLOCK_EVT_FEAT_PERIODIC  (1u << 0)  /* can fire every 1/hz s by itself */
 #define CLOCK_EVT_FEAT_ONESHOT   (1u << 1)  /* can fire once after a delta */
 
@@ -32,6 +34,13 @@ struct clock_event_device {
 	uint64_t min_delta_ticks;  /* smallest count that reliably fires */
 	uint64_t max_delta_ticks;  /* largest count the hardware holds */
 	int irq;                   /* legacy IRQ line, or -1 (e.g. LAPIC vector) */
+	/* The clocksource freq_hz was derived from, or NULL if the rate is the
+	 * device's own (a crystal, a spec value).  tsc-deadline counts TSC
+	 * cycles; the LAPIC timer's rate was measured against a clocksource,
+	 * so what it knows is its ratio to that counter.  When the counter's
+	 * rate is measured again (clocksource_change_rate), the core moves
+	 * freq_hz by the same ratio: the driver is not told. */
+	struct clocksource *rate_source;
 
 	/* Fire every 1/hz s until told otherwise.  0 or -EINVAL. */
 	int (*set_periodic)(struct clock_event_device *dev, unsigned hz);
@@ -66,18 +75,33 @@ struct clock_event_device {
 /* Derive mult/shift and the ns limits (min rounded up, max down, so both
  * convert back inside [min_delta_ticks, max_delta_ticks]), reset the core's
  * fields (state SHUTDOWN, a do-nothing event_handler), add to the registry.
- * The tick code (kernel/time/tick.c) is told and may switch to the new
- * device.  Returns 0, or -EINVAL for a bad field (no name, zero frequency,
- * no features, a feature without its ops, min_delta_ticks 0 or above max),
- * a name over 31 characters or one already registered. */
+ * The tick code looks at the registry when it chooses a device (at
+ * tick_init, and on each mode switch).  Returns 0, or -EINVAL for a bad
+ * field (no name, zero frequency, no features, a feature without its ops,
+ * min_delta_ticks 0 or above max), a name over 31 characters or one
+ * already registered. */
 int clockevents_register(struct clock_event_device *dev);
 /* The device's counting rate was measured again (the TSC-deadline timer
  * counts TSC cycles, refined a second after boot): derive mult/shift and
  * the ns limits anew.  An event already programmed keeps its old ticks.
  * -EINVAL (nothing changed) for 0 or a rate the limits cannot be met at. */
 int clockevents_update_freq(struct clock_event_device *dev, uint64_t freq_hz);
+/* Called by clocksource_change_rate() after `cs` went from old_hz to
+ * new_hz: every registered device whose rate_source is cs gets freq_hz
+ * scaled by new_hz / old_hz through clockevents_update_freq (so a pending
+ * one-shot keeps its old ticks).  Other devices are left alone.  A device
+ * the new rate cannot be applied to keeps its old one. */
+void clockevents_rate_source_changed(struct clocksource *cs, uint64_t old_hz, uint64_t new_hz);
 struct clock_event_device *clockevents_first(void);
 struct clock_event_device *clockevents_find(const char *name);
+
+/* The count a device counting at freq_hz is programmed with to fire hz
+ * times a second, rounded to the nearest count (the PIT: 1193182 / 250 =
+ * 4772.7, so 4773); 0 for hz 0.  Drivers' set_periodic ops use it. */
+static inline uint64_t clockevent_periodic_count(uint64_t freq_hz, unsigned hz)
+{
+	return hz ? (freq_hz + hz / 2) / hz : 0;
+}
 
 /* Highest-rated registered device with all of `features`, or NULL. */
 struct clock_event_device *clockevents_best(uint32_t features);
@@ -110,10 +134,6 @@ void clockevents_handle_event(struct clock_event_device *dev);
  * clockevents_preferred() returns NULL. */
 void clockevents_set_preferred(const char *name);
 const char *clockevents_preferred(void);
-
-/* Implemented by the tick layer (kernel/time/tick.c): called after each
- * successful clockevents_register, with interrupts as the caller had them. */
-void tick_clockevent_registered(struct clock_event_device *dev);
 
 #ifdef LULL_HOST
 /* Host unit tests only: forget every device and the preferred name. */

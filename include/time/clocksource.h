@@ -71,8 +71,9 @@ int clocksource_register(struct clocksource *cs);
 /* The driver measured its counter's rate again (drivers/timer/tsc.c refines the
  * TSC's a second after boot): re-derive mult/shift; if timekeeping reads
  * this counter, it counts up to now at the old rate and on at the new one,
- * so time does not jump.  -EINVAL (rate kept) for 0 or a rate too slow to
- * convert. */
+ * so time does not jump.  Clock event devices whose rate_source is this
+ * counter follow (clockevents_rate_source_changed).  -EINVAL (rate kept)
+ * for 0 or a rate too slow to convert. */
 int clocksource_change_rate(struct clocksource *cs, uint64_t freq_hz);
 
 /* The counter timekeeping reads now. */

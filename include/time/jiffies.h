@@ -39,4 +39,11 @@ static inline bool time_before_eq(uint32_t a, uint32_t b) { return time_after_eq
 
 static inline bool hz_is_valid(unsigned hz) { return hz == 100 || hz == 250 || hz == 1000; }
 
+/* Milliseconds to ticks at the current tick_hz, rounded up: the ticks always
+ * cover `ms`, never a tick less.  (A timer armed that far ahead of `jiffies`
+ * still fires up to one tick sooner after arming than `ms`: it counts from
+ * the start of the current tick.)  HZ is at most 1000, so the result is at
+ * most `ms` and always fits. */
+uint32_t ms_to_jiffies(uint32_t ms);
+
 #endif

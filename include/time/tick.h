@@ -12,6 +12,8 @@
  * ticks (CLOCK_SOURCE_CONTINUOUS): jiffies are caught up from it.
  *
  * The state lives in one struct tick_cpu per CPU (one CPU for now).
+ * The code: kernel/time/tick.c runs the tick, tick_sched.c stops it while
+ * idle, tick_boot.c starts it (boot options, the patch's boot messages).
  */
 #ifndef LULL_TIME_TICK_H
 #define LULL_TIME_TICK_H
@@ -20,12 +22,13 @@
 
 enum tick_mode { TICK_MODE_PERIODIC, TICK_MODE_DYNTICK, TICK_MODE_TICKLESS };
 
-/* The seed's DYN_TICK_MIN_SKIP: skipping 1 or 2 ticks is not worth the
- * reprogramming, so only sleeps of more than 2 ticks are skipped. */
+/* The 2005 dyntick patch's DYN_TICK_MIN_SKIP: skipping 1 or 2 ticks is not
+ * worth the reprogramming, so only sleeps of more than 2 ticks are skipped. */
 #define TICK_DYNTICK_MIN_SKIP 2
 
-/* Printed at boot in the seed's "Registering dynamic tick timer v..." line;
- * the seed's own was 050610-1.  Bump when the idle rules change. */
+/* Printed at boot in the 2005 dyntick patch's "Registering dynamic tick
+ * timer v..." line; the patch's own was 050610-1.  Bump when the idle rules
+ * change. */
 #define TICK_DYNTICK_VERSION "lull-1"
 
 /* What ended a sleep, or what chose its length (wakeup accounting). */
@@ -60,9 +63,6 @@ struct tick_cpu {
 extern struct tick_cpu tick_cpu0;
 static inline struct tick_cpu *this_tick(void) { return &tick_cpu0; }
 
-/* The boot options tick= and dyntick= (applied by tick_init). */
-void tick_boot_set_mode(enum tick_mode mode);
-
 /* Pick the tick device and mode (boot options) and start ticking. */
 void tick_init(void);
 
@@ -72,14 +72,11 @@ int tick_set_device(const char *name);
 int tick_set_hz(unsigned hz);
 const char *tick_mode_name(enum tick_mode mode);
 int tick_parse_mode(const char *name, enum tick_mode *mode);
-/* Can the current clocksource measure skipped ticks? (the seed's "suitable") */
+/* Can the current clocksource measure skipped ticks? (the 2005 dyntick
+ * patch's "suitable") */
 bool tick_skipping_suitable(void);
 /* The most ticks the tick device can skip at the current HZ. */
 uint64_t tick_max_skip(void);
-
-/* The earliest pending timer of either kind as absolute ns; false if none.
- * *limit says which kind, *name which timer.  The idle code calls this. */
-bool tick_next_timer_ns(uint64_t *ns, enum tick_limit *limit, const char **name);
 
 /* The idle path (kernel/idle.c), both with interrupts off:
  * enter decides how long the CPU may sleep and programs the device;

@@ -3,8 +3,8 @@
  * Built on the current clocksource: the core remembers the counter value and
  * the time at the last update, and adds ((now - last) & mask) converted to
  * ns.  That is wrap-safe as long as timekeeping_update() runs at least every
- * timekeeping_max_idle_ns(): the tick, every timer interrupt and every idle
- * exit call it.
+ * timekeeping_max_idle_ns(): the tick, the interrupt that ends a stopped tick,
+ * and every idle entry call it.
  */
 #ifndef LULL_TIME_TIMEKEEPING_H
 #define LULL_TIME_TIMEKEEPING_H

@@ -22,6 +22,10 @@ struct gdt_entry {
 	uint8_t base_mid, access, limit_hi_flags, base_hi;
 } __packed;
 _Static_assert(sizeof(struct gdt_entry) == 8, "SDM Figure 3-8");
+_Static_assert(offsetof(struct gdt_entry, base_mid) == 4, "SDM Figure 3-8: base 23:16 in byte 4");
+_Static_assert(offsetof(struct gdt_entry, access) == 5, "SDM Figure 3-8: P, DPL, S, type in byte 5");
+_Static_assert(offsetof(struct gdt_entry, limit_hi_flags) == 6, "SDM Figure 3-8: G, D/B, limit 19:16");
+_Static_assert(offsetof(struct gdt_entry, base_hi) == 7, "SDM Figure 3-8: base 31:24 in byte 7");
 
 #define FLAT(access) { 0xFFFF, 0, 0, (access), (GDT_FLAGS_4K_32 << 4) | 0xF, 0 }
 
@@ -31,7 +35,10 @@ static const struct gdt_entry gdt[] = {
 	FLAT(GDT_ACCESS_DATA),          /* 0x10 */
 };
 
+/* What LGDT loads: a 16-bit limit, then a 32-bit linear base address
+ * (SDM Vol. 3A, 2.4.1, Figure 2-6). */
 struct __packed gdt_ptr { uint16_t limit; uint32_t base; };
+_Static_assert(sizeof(struct gdt_ptr) == 6 && offsetof(struct gdt_ptr, base) == 2, "SDM Figure 2-6");
 
 void gdt_init(void)
 {

@@ -17,11 +17,17 @@ struct idt_entry {
 	uint16_t offset_hi;
 } __packed;
 _Static_assert(sizeof(struct idt_entry) == 8, "SDM Figure 6-2");
+_Static_assert(offsetof(struct idt_entry, selector) == 2, "SDM Figure 6-2: segment selector");
+_Static_assert(offsetof(struct idt_entry, type_attr) == 5, "SDM Figure 6-2: P, DPL, gate type");
+_Static_assert(offsetof(struct idt_entry, offset_hi) == 6, "SDM Figure 6-2: offset 31:16");
 
 static struct idt_entry idt[IDT_ENTRIES];
 extern const uint32_t trap_vectors[IDT_ENTRIES];
 
+/* What LIDT loads: a 16-bit limit, then a 32-bit base (SDM Vol. 3A, 6.10,
+ * Figure 6-1). */
 struct __packed idt_ptr { uint16_t limit; uint32_t base; };
+_Static_assert(sizeof(struct idt_ptr) == 6 && offsetof(struct idt_ptr, base) == 2, "SDM Figure 6-1");
 
 void idt_init(void)
 {

@@ -9,10 +9,13 @@
  *   3. the handler runs, with interrupts still off;
  *   4. the interrupt is acknowledged (PIC EOI or local APIC EOI);
  *   5. tick_irq_exit(): expired timers run, with interrupts enabled.
+ *
+ * The PIC itself is a driver a floor above this file: it hands its
+ * operations over with irq_set_chip() (struct irq_chip).
  */
-#include "drivers/platform.h"
 #include "arch/irq.h"
 #include "kprintf.h"
+#include "panic.h"
 #include "errno.h"
 #include "arch/trap.h"
 #include "arch/x86.h"
@@ -23,16 +26,28 @@ struct irq_desc {
 	irq_handler_t handler;
 	void *ctx;
 	const char *name;
-	void (*eoi)(void);          /* NULL: PIC lines use pic_eoi(line) */
+	void (*eoi)(void);          /* NULL: lines 0..15 use chip->eoi(line) */
 	uint64_t count;
 };
 
 static struct irq_desc descs[VECTORS];
+static const struct irq_chip *chip;
 static uint64_t spurious[IRQ_LINES];
 static uint64_t unexpected;
 volatile int irq_current_vector = -1;
 
 static bool is_pic_vector(unsigned v) { return v >= VEC_IRQ_BASE && v < VEC_IRQ_BASE + IRQ_LINES; }
+
+void irq_set_chip(const struct irq_chip *c) { chip = c; }
+
+/* The controller, for `fn`; a line used before pic_init is a bug in the
+ * init order of kernel/main.c. */
+static const struct irq_chip *line_chip(const char *fn)
+{
+	if (!chip)
+		panic("%s: no interrupt controller yet (pic_init comes first)", fn);
+	return chip;
+}
 
 int irq_request(unsigned line, irq_handler_t fn, void *ctx, const char *name)
 {
@@ -46,7 +61,7 @@ int irq_request(unsigned line, irq_handler_t fn, void *ctx, const char *name)
 	d->ctx = ctx;
 	d->name = name;
 	d->eoi = NULL;
-	pic_unmask(line);
+	line_chip("irq_request")->unmask(line);
 	irq_restore(f);
 	return 0;
 }
@@ -56,13 +71,13 @@ void irq_free(unsigned line)
 	if (line >= IRQ_LINES)
 		return;
 	uint32_t f = irq_save();
-	pic_mask(line);
+	line_chip("irq_free")->mask(line);
 	descs[VEC_IRQ_BASE + line].handler = NULL;
 	irq_restore(f);
 }
 
-void irq_mask(unsigned line)   { if (line < IRQ_LINES) pic_mask(line); }
-void irq_unmask(unsigned line) { if (line < IRQ_LINES) pic_unmask(line); }
+void irq_mask(unsigned line)   { if (line < IRQ_LINES) line_chip("irq_mask")->mask(line); }
+void irq_unmask(unsigned line) { if (line < IRQ_LINES) line_chip("irq_unmask")->unmask(line); }
 
 int irq_request_vector(unsigned vector, irq_handler_t fn, void *ctx,
                        const char *name, void (*eoi)(void))
@@ -89,7 +104,7 @@ void irq_dispatch(struct trapframe *tf)
 	struct irq_desc *d = &descs[v];
 	bool pic = is_pic_vector(v);
 
-	if (pic && pic_is_spurious(v - VEC_IRQ_BASE)) {
+	if (pic && line_chip("irq_dispatch")->is_spurious(v - VEC_IRQ_BASE)) {
 		spurious[v - VEC_IRQ_BASE]++;
 		return;
 	}
@@ -103,7 +118,7 @@ void irq_dispatch(struct trapframe *tf)
 	else if (unexpected++ == 0)
 		kprintf("irq: unexpected interrupt on vector %u (no handler; counted in 'irqs')\n", v);
 	if (pic)
-		pic_eoi(v - VEC_IRQ_BASE);
+		chip->eoi(v - VEC_IRQ_BASE);
 	else if (d->eoi)
 		d->eoi();
 
@@ -127,7 +142,7 @@ void irq_print_counts(void)
 	}
 	for (unsigned l = 0; l < IRQ_LINES; l++)
 		if (spurious[l])
-			kprintf("   spurious IRQ%u (8259 PIC): %llu\n", l, (unsigned long long)spurious[l]);
+			kprintf("   spurious IRQ%u (%s): %llu\n", l, chip->name, (unsigned long long)spurious[l]);
 	if (unexpected)
 		kprintf("   unexpected (no handler): %llu\n", (unsigned long long)unexpected);
 }

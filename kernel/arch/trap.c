@@ -2,11 +2,87 @@
  *
  * boot/vectors.asm saves the registers and calls trap_dispatch() with
  * interrupts off.  Vectors 0..31 are CPU exceptions: lull has no user mode
- * and no way to recover, so each one prints a report and halts
- * (kernel/panic.c).  Everything else is a device interrupt (kernel/arch/irq.c).
+ * and no way to recover, so each one prints a report and halts.
+ * Everything else is a device interrupt (kernel/arch/irq.c).
+ *
+ * A CPU exception in lull is always a bug (there is no user mode to blame),
+ * so the report tries to give a student everything needed to find it: the
+ * exception's name, the error code decoded, where it happened (look the EIP
+ * up in build/lull.asm or with `addr2line -e build/lull.elf EIP`), all the
+ * registers, CR2 for a page fault, the top of the stack and the chain of
+ * return addresses.  Then the CPU halts — never a silent reboot.
  */
 #include "arch/irq.h"
 #include "arch/trap.h"
+#include "arch/x86.h"
+#include "kprintf.h"
+#include "panic.h"
+
+#define STACK_DUMP_WORDS   16
+#define BACKTRACE_FRAMES   8
+#define VEC_PAGE_FAULT     14
+
+/* Intel SDM Vol. 3A, Table 6-1. */
+static const char *const exception_names[VEC_EXCEPTIONS] = {
+	[0] = "#DE divide error",            [1] = "#DB debug",
+	[2] = "NMI",                         [3] = "#BP breakpoint",
+	[4] = "#OF overflow",                [5] = "#BR bound range exceeded",
+	[6] = "#UD invalid opcode",          [7] = "#NM device not available",
+	[8] = "#DF double fault",            [9] = "coprocessor segment overrun",
+	[10] = "#TS invalid TSS",            [11] = "#NP segment not present",
+	[12] = "#SS stack-segment fault",    [13] = "#GP general protection",
+	[14] = "#PF page fault",             [16] = "#MF x87 floating-point error",
+	[17] = "#AC alignment check",        [18] = "#MC machine check",
+	[19] = "#XM SIMD floating-point",    [20] = "#VE virtualization",
+	[21] = "#CP control protection",
+};
+
+extern char kernel_stack_bottom[], kernel_stack_top[];
+
+static bool on_kernel_stack(uint32_t addr)
+{
+	return addr >= (uint32_t)kernel_stack_bottom && addr + 8 <= (uint32_t)kernel_stack_top;
+}
+
+__noreturn void exception_report(const struct trapframe *tf)
+{
+	const char *name = exception_names[tf->vector];
+	/* Same privilege level: the CPU pushed no ESP/SS, so the stack at the
+	 * time of the fault starts right after the EFLAGS it pushed. */
+	uint32_t esp = (uint32_t)&tf->eflags + sizeof(tf->eflags);
+
+	kprintf("\n*** CPU exception %u: %s ***\n", tf->vector, name ? name : "reserved");
+	kprintf("error code: 0x%08x", tf->error);
+	if (tf->vector == VEC_PAGE_FAULT)
+		kprintf(" (%s, %s, %s)", tf->error & 1 ? "protection violation" : "page not present",
+		        tf->error & 2 ? "write" : "read", tf->error & 4 ? "user" : "kernel");
+	else if (tf->error && tf->vector != 8)
+		kprintf(" (selector index %u, %s%s)", tf->error >> 3,
+		        tf->error & 2 ? "IDT" : (tf->error & 4 ? "LDT" : "GDT"),
+		        tf->error & 1 ? ", external" : "");
+	kprintf("\nEIP: %p  CS: 0x%04x  EFLAGS: 0x%08x\n", (void *)tf->eip, tf->cs, tf->eflags);
+	kprintf("EAX: 0x%08x  EBX: 0x%08x  ECX: 0x%08x  EDX: 0x%08x\n", tf->eax, tf->ebx, tf->ecx, tf->edx);
+	kprintf("ESI: 0x%08x  EDI: 0x%08x  EBP: 0x%08x  ESP: 0x%08x\n", tf->esi, tf->edi, tf->ebp, esp);
+	kprintf("DS: 0x%04x  ES: 0x%04x  FS: 0x%04x  GS: 0x%04x\n", tf->ds, tf->es, tf->fs, tf->gs);
+	kprintf("CR0: 0x%08x  CR2: 0x%08x  CR3: 0x%08x\n", read_cr0(), read_cr2(), read_cr3());
+	if (tf->vector == VEC_PAGE_FAULT)
+		kprintf("faulting address (CR2): %p\n", (void *)read_cr2());
+
+	kprintf("stack:");
+	for (unsigned i = 0; i < STACK_DUMP_WORDS && on_kernel_stack(esp + 4 * i); i++)
+		kprintf("%s0x%08x", i % 8 ? " " : "\n  ", ((uint32_t *)esp)[i]);
+	kprintf("\nbacktrace: %p", (void *)tf->eip);
+	uint32_t ebp = tf->ebp;
+	for (unsigned i = 0; i < BACKTRACE_FRAMES && on_kernel_stack(ebp); i++) {
+		uint32_t ret = ((uint32_t *)ebp)[1];
+		kprintf(" %p", (void *)ret);
+		ebp = ((uint32_t *)ebp)[0];
+	}
+	kprintf("\n(look up addresses in build/lull.asm or: addr2line -e build/lull.elf ADDR)\n");
+	kprintf("system halted.\n");
+	halt_forever();
+}
+
 
 void trap_dispatch(struct trapframe *tf)
 {

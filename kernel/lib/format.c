@@ -231,3 +231,17 @@ int ksnprintf(char *buf, size_t size, const char *fmt, ...)
 	va_end(ap);
 	return n;
 }
+
+const char *fmt_fixed(char *buf, size_t size, uint64_t v, unsigned decimals)
+{
+	decimals = MIN(decimals, FMT_FIXED_MAX_DECIMALS);
+	uint64_t scale = 1;
+	for (unsigned i = 0; i < decimals; i++)
+		scale *= 10;
+	if (decimals == 0)
+		ksnprintf(buf, size, "%llu", (unsigned long long)v);
+	else
+		ksnprintf(buf, size, "%llu.%0*llu", (unsigned long long)(v / scale), (int)decimals,
+		          (unsigned long long)(v % scale));
+	return buf;
+}

@@ -34,16 +34,10 @@
 _Static_assert((1u << (LATENCY_LOG2_BINS - 2)) <= LATENCY_HIST_US,
                "the bucket of 20 ms and over must fall in the open last log2 bin");
 
-/* Milliseconds to jiffies at the current HZ, rounded up (never early). */
-static uint32_t ms_to_jiffies(uint32_t ms)
-{
-	return (uint32_t)(((uint64_t)ms * tick_hz + 999) / 1000);
-}
-
 static void print_ms_1(uint64_t ns)     /* "3333.3" */
 {
-	uint64_t tenths = ns / (NSEC_PER_MSEC / 10);
-	kprintf("%llu.%llu", (unsigned long long)(tenths / 10), (unsigned long long)(tenths % 10));
+	char num[FMT_FIXED_SIZE];
+	kprintf("%s", fmt_fixed(num, sizeof(num), ns / (NSEC_PER_MSEC / 10), 1));
 }
 
 /* ---------------------------------------------------------- dyntick */
@@ -57,7 +51,7 @@ int cmd_dyntick(int argc, char **argv)
 		return tick_set_mode(TICK_MODE_PERIODIC);
 	if (argc != 1)
 		return SHELL_USAGE;
-	/* The seed's sysfs file, line for line. */
+	/* The 2005 dyntick patch's sysfs file, line for line. */
 	kprintf("suitable:\t%d\n", tick_skipping_suitable());
 	kprintf("enabled:\t%d\n", tc->mode != TICK_MODE_PERIODIC);
 	kprintf("using APIC:\t%d\n", strcmp(tc->dev->name, "lapic") == 0);
@@ -73,8 +67,8 @@ int cmd_dyntick(int argc, char **argv)
 
 static void print_rate(uint64_t count, uint64_t ns)    /* "2.75" per second */
 {
-	uint64_t centi = wakeups_rate_centi(count, ns);
-	kprintf("%llu.%02llu", (unsigned long long)(centi / 100), (unsigned long long)(centi % 100));
+	char num[FMT_FIXED_SIZE];
+	kprintf("%s", fmt_fixed(num, sizeof(num), wakeups_rate_centi(count, ns), 2));
 }
 
 int cmd_wakeups(int argc, char **argv)
@@ -90,8 +84,9 @@ int cmd_wakeups(int argc, char **argv)
 	static struct wakeup_stats s;
 	wakeups_snapshot(&s);
 	uint64_t span = ktime_get_ns() - s.since_ns;
-	kprintf("wakeups in the last %llu.%03llu s: %llu (", (unsigned long long)(span / NSEC_PER_SEC),
-	        (unsigned long long)(span % NSEC_PER_SEC / NSEC_PER_MSEC), (unsigned long long)s.wakeups);
+	char secs[FMT_FIXED_SIZE];
+	kprintf("wakeups in the last %s s: %llu (", fmt_fixed(secs, sizeof(secs), span / NSEC_PER_MSEC, 3),
+	        (unsigned long long)s.wakeups);
 	print_rate(s.wakeups, span);
 	kprintf("/s), halted %llu%%\n", (unsigned long long)(span ? s.idle_ns * 100 / span : 0));
 	kprintf("   count   rate/s  cause\n");
@@ -144,16 +139,16 @@ int cmd_idle(int argc, char **argv)
 	arch_irq_restore(f);
 	uint64_t span = t1 - t0;
 
-	kprintf("idle %llu.%03llu s: %llu wakeups (", (unsigned long long)(span / NSEC_PER_SEC),
-	        (unsigned long long)(span % NSEC_PER_SEC / NSEC_PER_MSEC), (unsigned long long)w);
+	char num[FMT_FIXED_SIZE];
+	kprintf("idle %s s: %llu wakeups (", fmt_fixed(num, sizeof(num), span / NSEC_PER_MSEC, 3),
+	        (unsigned long long)w);
 	print_rate(w, span);
 	kprintf("/s), mean sleep ");
 	print_ms_1(w ? idle / w : 0);
 	kprintf(" ms, max sleep ");
 	print_ms_1(max_sleep);
 	uint64_t halted = span ? idle * 10000 / span : 0;       /* basis points */
-	kprintf(" ms, halted %llu.%02llu%%\n", (unsigned long long)(halted / 100),
-	        (unsigned long long)(halted % 100));
+	kprintf(" ms, halted %s%%\n", fmt_fixed(num, sizeof(num), halted, 2));
 	return rc;
 }
 
@@ -215,9 +210,9 @@ int cmd_latency(int argc, char **argv)
 	if (!lat.n)
 		return -EINTR;
 	uint64_t avg10 = lat.sum * 10 / lat.n / NSEC_PER_USEC;     /* tenths of us */
-	kprintf("latency: n=%u period=%uus min=%llu avg=%llu.%llu", lat.n, period_us,
-	        (unsigned long long)(lat.min / NSEC_PER_USEC), (unsigned long long)(avg10 / 10),
-	        (unsigned long long)(avg10 % 10));
+	char avg[FMT_FIXED_SIZE];
+	kprintf("latency: n=%u period=%uus min=%llu avg=%s", lat.n, period_us,
+	        (unsigned long long)(lat.min / NSEC_PER_USEC), fmt_fixed(avg, sizeof(avg), avg10, 1));
 	print_latency_percentile("p50", 50);
 	print_latency_percentile("p99", 99);
 	kprintf(" max=%llu (us)\n", (unsigned long long)(lat.max / NSEC_PER_USEC));
@@ -274,9 +269,9 @@ int cmd_trace(int argc, char **argv)
 		/* The CSV below stops here: say so before it, not after. */
 		uint64_t full = trace_buf.full_ns > trace_buf.start_ns ?
 		                trace_buf.full_ns - trace_buf.start_ns : 0;
-		kprintf("# trace: buffer full after %llu.%03llu s of %u s; %u events dropped\n",
-		        (unsigned long long)(full / NSEC_PER_SEC),
-		        (unsigned long long)(full % NSEC_PER_SEC / NSEC_PER_MSEC), secs,
+		char after[FMT_FIXED_SIZE];
+		kprintf("# trace: buffer full after %s s of %u s; %u events dropped\n",
+		        fmt_fixed(after, sizeof(after), full / NSEC_PER_MSEC, 3), secs,
 		        trace_buf.dropped);
 	}
 	kprintf("t_ns,event,cause,skip_ticks,sleep_ns,name\n");

@@ -1,6 +1,7 @@
 /* kernel/shell/cmd_time.c — the shell's window onto the time subsystem:
- * uptime, clocksource, clockevent, timers, irqs, sleep, hz, tick, dyntick,
- * wakeups, idle, busy.  Each handler parses strictly (include/shell/args.h) and
+ * uptime, clocksource, clockevent, timers, irqs, sleep, hz, tick, busy
+ * (dyntick, wakeups, idle and the other tickless experiments are in
+ * cmd_dyntick.c).  Each handler parses strictly (include/shell/args.h) and
  * answers errors with "error:" or a usage line. */
 #include "shell/args.h"
 #include "console.h"
@@ -19,28 +20,18 @@
 #include "shell/commands.h"
 
 #define SLEEP_MAX_MS   86400000u        /* one day */
-#define IDLE_MAX_S     3600u
 #define BUSY_MAX_S     3600u
 
-/* "12.345" style: value in units of 1/scale, printed with `digits` decimals. */
-static void print_fixed(uint64_t v, uint64_t scale, int digits)
-{
-	kprintf("%llu.%0*llu", (unsigned long long)(v / scale), digits,
-	        (unsigned long long)(v % scale));
-}
-
+/* "12.345 ms": three decimals in the largest unit that is at least 1. */
 static void print_duration_ns(uint64_t ns)
 {
-	if (ns >= NSEC_PER_SEC) {
-		print_fixed(ns / NSEC_PER_MSEC, 1000, 3);
-		kprintf(" s");
-	} else if (ns >= NSEC_PER_MSEC) {
-		print_fixed(ns / NSEC_PER_USEC, 1000, 3);
-		kprintf(" ms");
-	} else {
-		print_fixed(ns, 1000, 3);
-		kprintf(" us");
-	}
+	char num[FMT_FIXED_SIZE];
+	if (ns >= NSEC_PER_SEC)
+		kprintf("%s s", fmt_fixed(num, sizeof(num), ns / NSEC_PER_MSEC, 3));
+	else if (ns >= NSEC_PER_MSEC)
+		kprintf("%s ms", fmt_fixed(num, sizeof(num), ns / NSEC_PER_USEC, 3));
+	else
+		kprintf("%s us", fmt_fixed(num, sizeof(num), ns, 3));
 }
 
 /* ---------------------------------------------------------- uptime */
@@ -51,8 +42,8 @@ int cmd_uptime(int argc, char **argv)
 	if (argc != 1)
 		return SHELL_USAGE;
 	uint64_t ns = ktime_get_ns();
-	kprintf("up %llu.%09llu s, jiffies %u  HZ=%u\n", (unsigned long long)(ns / NSEC_PER_SEC),
-	        (unsigned long long)(ns % NSEC_PER_SEC), jiffies, tick_hz);
+	char s[FMT_FIXED_SIZE];
+	kprintf("up %s s, jiffies %u  HZ=%u\n", fmt_fixed(s, sizeof(s), ns, 9), jiffies, tick_hz);
 	return 0;
 }
 
@@ -85,8 +76,8 @@ int cmd_clocksource(int argc, char **argv)
 		for (uint64_t m = cs->mask; m; m >>= 1)
 			bits++;
 		kprintf("%c %-8s rating %3d  ", cs == cur ? '*' : ' ', cs->name, cs->rating);
-		print_fixed(cs->freq_hz / 1000, 1000, 3);
-		kprintf(" MHz  %2u bits  %s%s\n", bits,
+		char mhz[FMT_FIXED_SIZE];
+		kprintf("%s MHz  %2u bits  %s%s\n", fmt_mhz(mhz, sizeof(mhz), cs->freq_hz), bits,
 		        cs->flags & CLOCK_SOURCE_CONTINUOUS ? "continuous" : "tick-based",
 		        cs->flags & CLOCK_SOURCE_UNSTABLE ? "  UNSTABLE" : "");
 		if (cs->about)

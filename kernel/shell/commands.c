@@ -1,11 +1,10 @@
 /* kernel/shell/commands.c — the shell's command table, and the commands that
  * belong to no subsystem (help, version, cmdline, mem, reboot, poweroff,
- * fault).  Time commands live with the time code; they are listed here so
- * that this one table is the whole shell.
+ * fault).  The others live next door (cmd_platform.c: acpi, date;
+ * cmd_time.c, cmd_dyntick.c: time); they are listed here so that this one
+ * table is the whole shell.
  */
 #include "shell/shell.h"
-#include "drivers/acpi.h"
-#include "drivers/timer.h"
 #include "shell/commands.h"
 #include "shell/args.h"
 #include "cmdline.h"

@@ -11,8 +11,12 @@
  *      that is not the counter being measured: the HPET (rate from its
  *      capabilities register), the ACPI PM timer (3.579545 MHz by spec), or
  *      a TSC that was itself calibrated this way;
- *   2. PIT channel 2 as a stopwatch (pit_ch2_wait_us), on machines without
- *      either (isapc); see run_against_pit for how its overheads cancel.
+ *   2. a stopwatch, which can only be asked to wait: PIT channel 2, offered
+ *      by drivers/timer/pit.c, on machines without either (isapc); see
+ *      run_against_stopwatch for how its overheads cancel.
+ * This file reads neither directly: both come through their ops structs
+ * (struct clocksource, struct calibration_stopwatch), so the host unit
+ * tests (tests/unit/test_calibrate.c) run it unchanged against fakes.
  *
  * The window.  Each end of a window is uncertain by about one read of the
  * reference (~1 us for a port or MMIO read on real hardware, a few us under
@@ -22,10 +26,10 @@
  * about 0.1 us.  So a 1 ms window is good to ~100 ppm, a PC crystal's own
  * tolerance, and costs 1 ms of boot, not 50.  When the runs disagree by
  * more than the caller needs (a loaded host, an SMI), the window grows
- * fivefold, to 5, 25 and then 50 ms, and the runs start over.  PIT
- * channel 2 has no cheap read to bracket with (see run_against_pit), so
- * against it every run takes the longest wait it can time: 50 ms (65535
- * ticks = 54.9 ms).
+ * fivefold, to 5, 25 and then 50 ms, and the runs start over.  A
+ * stopwatch has no read to bracket (see run_against_stopwatch), so against
+ * it every run takes the longest wait it can time (PIT channel 2: 50 ms of
+ * the 54.9 ms its 16-bit count allows).
  *
  * Boot takes the short window; the TSC, the clocksource that keeps time,
  * is then measured again over a whole second by calibrate_refine() (the
@@ -38,21 +42,16 @@
  * undisturbed runs disagree.  (Three runs with the full spread failed
  * calibration outright on a loaded 2-core test machine.)
  */
-#include "drivers/timer.h"
 #include "errno.h"
+#include "time/arch.h"
+#include "time/calibrate.h"
 #include "time/clocksource.h"
-
-#define PARTS_PER_MILLION   1000000ULL
 
 /* Windows against a clocksource: start short, grow while the runs
  * disagree by more than the caller's want_ppm (see above). */
 #define CALIBRATE_WINDOW_MIN_US     1000
 #define CALIBRATE_WINDOW_GROWTH     5
 #define CALIBRATE_WINDOW_MAX_US     50000
-
-/* Against the PIT: one long wait and a short one per run (run_against_pit). */
-#define CALIBRATE_PIT_WINDOW_US     50000
-#define CALIBRATE_PIT_SHORT_US      (CALIBRATE_PIT_WINDOW_US / 10)
 
 /* Reads of the reference per sample; the narrowest bracket is kept. */
 #define CALIBRATE_SAMPLE_TRIES      4
@@ -72,6 +71,17 @@
 #define CALIBRATE_REFINE_MAX_PPM    10000
 
 typedef uint64_t (*counter_read_fn)(void);
+
+/* The fallback reference, if a driver offered one. */
+static const struct calibration_stopwatch *stopwatch;
+
+void calibrate_set_stopwatch(const struct calibration_stopwatch *sw)
+{
+	if (sw && (!sw->wait_us || sw->max_us < CALIBRATE_STOPWATCH_SHORT_DIV))
+		panic("calibrate_set_stopwatch: no wait_us, or max_us under %u",
+		      CALIBRATE_STOPWATCH_SHORT_DIV);
+	stopwatch = sw;
+}
 
 /* The best continuous clocksource other than `self`, or NULL. */
 static struct clocksource *best_reference(const struct clocksource *self)
@@ -139,19 +149,22 @@ static int run_against_clocksource(struct clocksource *ref, counter_read_fn read
 	return 0;
 }
 
-/* One window on PIT channel 2.  Every wait costs a little more than the
- * time asked for: programming the channel first (five port accesses, ~5 us
- * on an ISA bus), and noticing OUT2 rise at the end (one port read on
- * hardware, 3-16 us under QEMU TCG, where a port read can wait for the
- * emulator's lock).  That cost is the same for a long and a short wait, so
- * we time one of each and take the difference: 45 ms of PIT time alone. */
-static int run_against_pit(counter_read_fn read, uint64_t mask,
-                           uint64_t *counts, uint64_t *ns)
+/* One window on a stopwatch.  Every wait costs a little more than the
+ * time asked for: on PIT channel 2, programming the channel first (five
+ * port accesses, ~5 us on an ISA bus), and noticing OUT2 rise at the end
+ * (one port read on hardware, 3-16 us under QEMU TCG, where a port read
+ * can wait for the emulator's lock).  That cost is the same for a long and
+ * a short wait, so we time one of each and take the difference: on the
+ * PIT, 45 ms of its time alone. */
+static int run_against_stopwatch(const struct calibration_stopwatch *sw,
+                                 counter_read_fn read, uint64_t mask,
+                                 uint64_t *counts, uint64_t *ns)
 {
+	uint32_t short_us = sw->max_us / CALIBRATE_STOPWATCH_SHORT_DIV;
 	uint64_t start = read();
-	int rc_long = pit_ch2_wait_us(CALIBRATE_PIT_WINDOW_US);
+	int rc_long = sw->wait_us(sw->max_us);
 	uint64_t middle = read();
-	int rc_short = pit_ch2_wait_us(CALIBRATE_PIT_SHORT_US);
+	int rc_short = sw->wait_us(short_us);
 	uint64_t end = read();
 	if (rc_long || rc_short)
 		return -ETIME;
@@ -160,7 +173,7 @@ static int run_against_pit(counter_read_fn read, uint64_t mask,
 	if (short_counts >= long_counts)
 		return -EINVAL;
 	*counts = long_counts - short_counts;
-	*ns = (CALIBRATE_PIT_WINDOW_US - CALIBRATE_PIT_SHORT_US) * NSEC_PER_USEC;
+	*ns = (uint64_t)(sw->max_us - short_us) * NSEC_PER_USEC;
 	return 0;
 }
 
@@ -174,8 +187,10 @@ static void sort_runs(uint64_t v[CALIBRATE_RUNS])
 		}
 }
 
-/* CALIBRATE_RUNS windows of window_us; the median and spread into *cal. */
-static int calibrate_runs(struct clocksource *ref, counter_read_fn read, uint64_t mask,
+/* CALIBRATE_RUNS windows of window_us against ref, or if that is NULL
+ * against sw; the median and spread into *cal. */
+static int calibrate_runs(struct clocksource *ref, const struct calibration_stopwatch *sw,
+                          counter_read_fn read, uint64_t mask,
                           uint32_t window_us, struct calibration *cal)
 {
 	uint64_t hz[CALIBRATE_RUNS];
@@ -183,7 +198,7 @@ static int calibrate_runs(struct clocksource *ref, counter_read_fn read, uint64_
 		uint64_t counts, ns;
 		int rc = ref ? run_against_clocksource(ref, read, mask, window_us, &counts, &ns,
 		                                       &cal->ref_mark, &cal->count_mark)
-		             : run_against_pit(read, mask, &counts, &ns);
+		             : run_against_stopwatch(sw, read, mask, &counts, &ns);
 		if (rc == -ETIME) {
 			cal->error = "the reference stopped counting";
 			return rc;
@@ -212,23 +227,28 @@ int calibrate_counter(uint64_t (*read)(void), uint64_t mask,
                       struct calibration *cal)
 {
 	struct clocksource *ref = best_reference(self);
-	*cal = (struct calibration){ .ref = ref ? ref->name : "pit", .ref_cs = ref };
+	const struct calibration_stopwatch *sw = stopwatch;
+	*cal = (struct calibration){ .ref = ref ? ref->name : sw ? sw->name : "none",
+	                             .ref_cs = ref };
 
 	int rc;
 	if (ref) {
 		uint32_t window_us = CALIBRATE_WINDOW_MIN_US;
 		for (;;) {
-			rc = calibrate_runs(ref, read, mask, window_us, cal);
+			rc = calibrate_runs(ref, NULL, read, mask, window_us, cal);
 			if (rc || cal->spread_ppm <= want_ppm ||
 			    window_us >= CALIBRATE_WINDOW_MAX_US)
 				break;
 			window_us = MIN(window_us * CALIBRATE_WINDOW_GROWTH, CALIBRATE_WINDOW_MAX_US);
 		}
+	} else if (sw) {
+		/* The first wait runs the stopwatch's code for the first time
+		 * (QEMU translates it, real CPUs miss in their caches): untimed. */
+		sw->wait_us(sw->max_us / CALIBRATE_STOPWATCH_SHORT_DIV);
+		rc = calibrate_runs(NULL, sw, read, mask, sw->max_us, cal);
 	} else {
-		/* The first wait on the PIT runs code for the first time (QEMU
-		 * translates it, real CPUs miss in their caches): do it untimed. */
-		pit_ch2_wait_us(CALIBRATE_PIT_SHORT_US);
-		rc = calibrate_runs(NULL, read, mask, CALIBRATE_PIT_WINDOW_US, cal);
+		cal->error = "no reference to measure against";
+		return -ENODEV;
 	}
 	if (rc)
 		return rc;
@@ -248,7 +268,7 @@ int calibrate_refine(uint64_t (*read)(void), uint64_t mask,
 {
 	struct clocksource *ref = cal->ref_cs;
 	if (!ref || cal->freq_hz == 0)
-		return -ENODEV;         /* the PIT: nothing to read passively */
+		return -ENODEV;         /* a stopwatch: nothing to read passively */
 	uint64_t ref_now, count_now;
 	sample(ref, read, mask, &ref_now, &count_now);
 	uint64_t ref_ticks = (ref_now - cal->ref_mark) & ref->mask;
@@ -267,8 +287,7 @@ int calibrate_refine(uint64_t (*read)(void), uint64_t mask,
 	 * remainder is below span_ns <= 10^10, and times 10^9 below 2^64. */
 	uint64_t hz = counts / span_ns * NSEC_PER_SEC +
 	              counts % span_ns * NSEC_PER_SEC / span_ns;
-	int64_t ppm = ((int64_t)hz - (int64_t)cal->freq_hz) * (int64_t)PARTS_PER_MILLION /
-	              (int64_t)cal->freq_hz;
+	int64_t ppm = ppm_diff(hz, cal->freq_hz);
 	*out = (struct refinement){ .freq_hz = hz, .span_ns = span_ns, .change_ppm = (int32_t)ppm };
 	if (ppm > CALIBRATE_REFINE_MAX_PPM || ppm < -CALIBRATE_REFINE_MAX_PPM)
 		return -EINVAL;

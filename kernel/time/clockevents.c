@@ -4,11 +4,13 @@
  * hardware accepts.  Here we derive the conversion ns -> ticks (mult/shift,
  * with clocks_calc_mult_shift from clocksource.c), the same limits in ns, and
  * program deadlines: clamp the delta into the limits, convert, and retry if
- * the driver says the deadline slipped by while it was being written.
+ * the driver says the deadline slipped by while it was being written.  A
+ * device whose rate derives from a clocksource (rate_source) follows that
+ * counter when its rate is measured again (clockevents_rate_source_changed).
  *
  * Which device drives the tick is the tick layer's decision
- * (kernel/time/tick.c): we only keep the list and tell it about each new
- * device through tick_clockevent_registered().
+ * (tick_choose_device() in kernel/time/tick.c, first made by tick_init()
+ * once every driver is in): we only keep the list.
  */
 #include "time/clockevent.h"
 #include "time/timekeeping.h"
@@ -145,7 +147,6 @@ int clockevents_register(struct clock_event_device *dev)
 	arch_irq_restore(flags);
 
 	kprintf("clockevent: registered %s (rating %d)\n", dev->name, dev->rating);
-	tick_clockevent_registered(dev);
 	return 0;
 }
 
@@ -161,6 +162,42 @@ int clockevents_update_freq(struct clock_event_device *dev, uint64_t freq_hz)
 		*dev = old;
 	arch_irq_restore(flags);
 	return rc;
+}
+
+/* freq_hz * new_hz / old_hz, written as freq_hz + freq_hz * (new - old) / old
+ * so that it fits 64 bits: a re-measured rate moves by little (the TSC's
+ * refinement refuses more than 1%), and even a 20 GHz device times a 1%
+ * step of a 20 GHz source is 4e18, below 2^63.  A step too large for that
+ * returns false.  The division truncates toward zero; a device with freq_hz
+ * equal to old_hz (one that counts the source itself) lands exactly on
+ * new_hz. */
+static bool clockevent_scale_rate(uint64_t freq_hz, uint64_t old_hz, uint64_t new_hz,
+                                  uint64_t *out)
+{
+	if (old_hz > INT64_MAX || new_hz > INT64_MAX || freq_hz > INT64_MAX)
+		return false;
+	int64_t step = (int64_t)new_hz - (int64_t)old_hz;
+	uint64_t mag = (uint64_t)(step < 0 ? -step : step);
+	if (mag && freq_hz > INT64_MAX / mag)
+		return false;
+	int64_t moved = (int64_t)freq_hz * step / (int64_t)old_hz;
+	if (moved < 0 && (uint64_t)-moved >= freq_hz)
+		return false;
+	*out = freq_hz + (uint64_t)moved;
+	return true;
+}
+
+void clockevents_rate_source_changed(struct clocksource *cs, uint64_t old_hz, uint64_t new_hz)
+{
+	if (!cs || old_hz == 0 || new_hz == 0 || old_hz == new_hz)
+		return;
+	for (struct clock_event_device *dev = clockevent_list; dev; dev = dev->next) {
+		/* No message if a device keeps its old rate: this runs from a
+		 * timer while the user may be typing at the shell. */
+		uint64_t hz;
+		if (dev->rate_source == cs && clockevent_scale_rate(dev->freq_hz, old_hz, new_hz, &hz))
+			clockevents_update_freq(dev, hz);
+	}
 }
 
 struct clock_event_device *clockevents_first(void)

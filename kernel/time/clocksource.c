@@ -11,10 +11,13 @@
  * Coupling with timekeeping is one-way and lives in one function,
  * clocksource_reselect(): when the choice changes it calls timekeeping_init()
  * for the very first counter and timekeeping_change_clocksource() after
- * that.  Nothing else calls those two.
+ * that.  Nothing else calls those two.  A counter's rate measured again
+ * (clocksource_change_rate) is passed on to the clock event devices whose
+ * rate derives from it, through clockevents_rate_source_changed().
  */
 #include "cmdline.h"
 #include "time/clocksource.h"
+#include "time/clockevent.h"
 #include "time/timekeeping.h"
 #include "time/arch.h"
 #include "errno.h"
@@ -255,6 +258,10 @@ int clocksource_change_rate(struct clocksource *cs, uint64_t freq_hz)
 	if (cs == clocksource_cur && (cs->mult != old.mult || cs->shift != old.shift))
 		timekeeping_change_clocksource(cs);
 	arch_irq_restore(flags);
+	/* Clock event devices whose rate was derived from this counter move
+	 * with it (the TSC-deadline and LAPIC timers after the TSC's
+	 * refinement); the drivers need not know about each other. */
+	clockevents_rate_source_changed(cs, old.freq_hz, freq_hz);
 	return 0;
 }
 

@@ -8,3 +8,8 @@
 
 volatile uint64_t jiffies_64 = INITIAL_JIFFIES(CONFIG_HZ);
 unsigned tick_hz = CONFIG_HZ;
+
+uint32_t ms_to_jiffies(uint32_t ms)
+{
+	return (uint32_t)(((uint64_t)ms * tick_hz + MSEC_PER_SEC - 1) / MSEC_PER_SEC);
+}

@@ -9,8 +9,9 @@
  * The subtraction is wrap-safe: masked to the counter's width, it gives the
  * right count across a wrap, as long as the counter wraps at most once
  * between two folds.  timekeeping_update() folds the elapsed cycles into the
- * base often enough to keep it so (the tick, every timer interrupt and every
- * idle exit call it; timekeeping_max_idle_ns() says how long is too long).
+ * base often enough to keep it so (the tick, the interrupt that ends a
+ * stopped tick, and every idle entry call it; timekeeping_max_idle_ns() says
+ * how long is too long).
  *
  * Only kernel/time/clocksource.c calls timekeeping_init() and
  * timekeeping_change_clocksource(), so that its notion of the current

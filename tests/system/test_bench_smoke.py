@@ -8,11 +8,14 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from conftest import BUILD, ROOT
 
 CONFIGS = ["periodic-250", "tickless-lapic"]
 
 
+@pytest.mark.timing
 def test_bench_quick_run_writes_table_csv_and_pictures():
     out = os.path.join(BUILD, "test-bench")
     r = subprocess.run([sys.executable, os.path.join(ROOT, "bench", "bench.py"), "--quick", "--no-linux",

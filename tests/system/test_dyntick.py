@@ -1,6 +1,6 @@
 """Dynamic ticks, measured from outside: wakeups per second in each mode,
-time kept across long skips, timers armed from interrupts, the seed's boot
-options and messages, and runtime switches in every order."""
+time kept across long skips, timers armed from interrupts, the 2005 dyntick
+patch's boot options and messages, and runtime switches in every order."""
 import re
 import time
 
@@ -24,9 +24,9 @@ def dyntick_status(vm):
     return out
 
 
-# ------------------------------------------------------------ the seed
+# ------------------------------------------- the 2005 dyntick patch
 
-def test_seed_boot_messages_default(vm):
+def test_patch_boot_messages_default(vm):
     log = vm.log_text()
     assert re.search(r"dyn-tick: Registering dynamic tick timer v\S+", log)
     assert "dyn-tick: Found suitable timer: tsc" in log
@@ -35,7 +35,7 @@ def test_seed_boot_messages_default(vm):
     assert "dyn-tick: Timer using dynamic tick" not in log
 
 
-def test_seed_status_lines_exact(vm):
+def test_patch_status_lines_exact(vm):
     out = dyntick_status(vm).replace("\r", "")
     assert out.startswith("suitable:\t1\nenabled:\t1\nusing APIC:\t1\n"), repr(out)
     assert re.search(r"mode: tickless, device: lapic, max skip: \d+ ticks at HZ=250", out)
@@ -49,7 +49,7 @@ def test_seed_status_lines_exact(vm):
     ("tick=periodic", 1, "lapic", 0, "periodic"),
     ("tick=dyntick clockevent=hpet", 0, "hpet", 1, "dyntick"),
 ])
-def test_seed_boot_options(boot, option, apic, device, enabled, mode):
+def test_patch_boot_options(boot, option, apic, device, enabled, mode):
     vm = boot(append=option)
     out = dyntick_status(vm).replace("\r", "")
     assert f"enabled:\t{enabled}\nusing APIC:\t{apic}\n" in out, out
@@ -61,13 +61,14 @@ def test_seed_boot_options(boot, option, apic, device, enabled, mode):
         assert "dyn-tick: Timer not enabled during boot" in log
 
 
-def test_pit_max_skip_is_the_seeds_formula(boot):
+def test_pit_max_skip_is_the_patchs_formula(boot):
     vm = boot(append="dyntick=enable")
     # 0xffff / LATCH, LATCH = round(1193182 / 250) = 4773  ->  13
     assert "dyn-tick: Maximum ticks to skip limited to 13" in vm.log_text()
     assert "max skip: 13 ticks at HZ=250" in dyntick_status(vm)
 
 
+@pytest.mark.timing
 def test_486_cannot_skip(boot):
     vm = boot(machine="isapc", cpu="486")
     log = vm.log_text()
@@ -84,6 +85,7 @@ def test_486_cannot_skip(boot):
 
 # ------------------------------------------------------------ wakeups/s
 
+@pytest.mark.timing
 @pytest.mark.parametrize("hz", [100, 250, 1000])
 def test_periodic_wakes_hz_times_a_second(boot, hz):
     vm = boot(append=f"tick=periodic hz={hz}")
@@ -97,6 +99,7 @@ def test_periodic_wakes_hz_times_a_second(boot, hz):
     assert hz * 0.85 <= rate <= hz * 1.05, rate
 
 
+@pytest.mark.timing
 def test_dyntick_on_pit_wakes_hz_over_max_skip(boot):
     vm = boot(append="dyntick=enable")
     rate, _ = idle(vm, 3)
@@ -105,6 +108,7 @@ def test_dyntick_on_pit_wakes_hz_over_max_skip(boot):
     assert re.search(r"limit: device max", vm.cmd("wakeups"))
 
 
+@pytest.mark.timing
 @pytest.mark.parametrize("device", ["lapic", "hpet"])
 def test_tickless_with_nothing_pending_sleeps_long(boot, device):
     vm = boot(append=f"clockevent={device}")
@@ -114,6 +118,7 @@ def test_tickless_with_nothing_pending_sleeps_long(boot, device):
     assert float(m.group(6)) > 99.0
 
 
+@pytest.mark.timing
 @pytest.mark.parametrize("append", ["", "tick=dyntick", "clockevent=hpet"])
 def test_a_100ms_timer_gives_10_wakeups_a_second(boot, append):
     vm = boot(append=append)
@@ -146,6 +151,7 @@ def drift_over_idle(vm, flood=False):
     return (g1 - g0) - (h1 - h0)
 
 
+@pytest.mark.timing
 @pytest.mark.parametrize("append", ["tick=periodic", "tick=dyntick", "tick=tickless"])
 def test_time_keeps_over_20s_idle(boot, append):
     vm = boot(append=append)
@@ -153,6 +159,7 @@ def test_time_keeps_over_20s_idle(boot, append):
     assert abs(drift) <= 0.010, f"{append}: drift {drift * 1000:.1f} ms"
 
 
+@pytest.mark.timing
 def test_time_keeps_while_serial_is_flooded_during_long_skips(boot):
     vm = boot(append="tick=dyntick clockevent=lapic")
     drift = drift_over_idle(vm, flood=True)
@@ -164,6 +171,7 @@ def test_time_keeps_while_serial_is_flooded_during_long_skips(boot):
 
 # ------------------------------------------------------------ timers
 
+@pytest.mark.timing
 @pytest.mark.parametrize("append", ["tick=dyntick", "dyntick=enable", "tick=tickless",
                                     "tick=periodic"])
 def test_timer_armed_from_irq_during_long_skip_fires_on_time(boot, append):
@@ -179,6 +187,7 @@ def test_timer_armed_from_irq_during_long_skip_fires_on_time(boot, append):
     assert 495_000 <= us <= 530_000, us
 
 
+@pytest.mark.timing
 @pytest.mark.parametrize("append", ["tick=periodic", "tick=dyntick", "tick=tickless",
                                     "tick=tickless hz=1000", "dyntick=enable hz=100"])
 def test_alarm_clock_sleepers(boot, append):
@@ -195,6 +204,7 @@ def test_alarm_clock_sleepers(boot, append):
         assert int(us) <= int(ms) * 1000 + 2e6 / hz + 20_000, (ms, us)
 
 
+@pytest.mark.timing
 def test_runtime_switches_in_every_order(boot):
     vm = boot()
     vm.cmd("every 200")
@@ -218,6 +228,7 @@ def test_runtime_switches_in_every_order(boot):
 
 # ------------------------------------------------------------ tools
 
+@pytest.mark.timing
 def test_busy_keeps_the_tick(boot):
     vm = boot()
     out = vm.cmd("busy 2", timeout=10)
@@ -228,6 +239,7 @@ def test_busy_keeps_the_tick(boot):
     assert len(re.findall(r"^\d+,timer_irq,", out, re.M)) < 20
 
 
+@pytest.mark.timing
 def test_latency_tickless_beats_periodic(boot):
     # ">=": a percentile past the 20 ms histogram (a host stall), a lower bound.
     fmt = re.compile(r"latency: n=2000 period=1000us min=(\d+) avg=([\d.]+) p50=(?:>=)?(\d+) "
@@ -245,6 +257,7 @@ def test_latency_tickless_beats_periodic(boot):
     assert pe[2] > 3 * tl[2], (tl, pe)   # periodic waits for the tick
 
 
+@pytest.mark.timing
 def test_trace_csv_counts_ticks(boot):
     vm = boot(append="tick=periodic")
     out = vm.cmd("trace 2", timeout=20)
@@ -271,6 +284,7 @@ def test_bad_arguments_dyntick(vm, cmd):
 from conftest import MACHINE_SHAPES  # noqa: E402
 
 
+@pytest.mark.timing
 @pytest.mark.parametrize("shape", sorted(MACHINE_SHAPES))
 def test_every_mode_on_every_machine(boot, shape):
     vm = boot(**MACHINE_SHAPES[shape])

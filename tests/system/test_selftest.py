@@ -16,6 +16,7 @@ def parse_ktap(log):
     return plan, results
 
 
+@pytest.mark.timing
 @pytest.mark.parametrize("shape", sorted(SHAPES))
 def test_selftest_passes(boot, shape):
     vm = boot(append="selftest", wait_prompt=False, **SHAPES[shape])
@@ -39,6 +40,7 @@ def test_selftest_covers_the_hardware(boot):
         assert expect in names, (expect, names)
 
 
+@pytest.mark.timing
 def test_selftest_from_the_grub_menu(boot):
     """The ISO's second menu entry boots the self-test."""
     vm = boot(iso=True, wait_prompt=False, timeout=60)

@@ -33,6 +33,7 @@ def rate_against_host(vm, seconds=3.0):
     return (g1 - g0) / (((h1 + h1b) - (h0 + h0b)) / 2)
 
 
+@pytest.mark.timing
 @pytest.mark.parametrize("shape", sorted(MACHINES))
 def test_boots_and_keeps_host_time(boot, shape):
     vm = boot(**MACHINES[shape])
@@ -54,6 +55,7 @@ def test_uptime_format_and_jiffies_wrap(boot):
     assert abs(((j1 - j0) % 2**32) / hz - (t1 - t0)) < 0.1
 
 
+@pytest.mark.timing
 def test_clocksource_list_and_switch_without_jump(boot):
     vm = boot()
     out = vm.cmd("clocksource")
@@ -86,6 +88,7 @@ BOOT_CAL_RE = re.compile(r"tsc: (\d+\.\d+) MHz \(calibrated against (\S+), 5 x (
                          r"spread (\d+) ppm\)")
 
 
+@pytest.mark.timing
 @pytest.mark.parametrize("shape,ref", [("pc", "hpet"), ("pc-no-hpet", "acpi_pm")])
 def test_tsc_calibrated_fast_then_refined(boot, shape, ref):
     vm = boot(**MACHINES[shape])
@@ -128,6 +131,7 @@ def test_clocksource_errors_change_nothing(vm):
     assert vm.cmd("clocksource") == before
 
 
+@pytest.mark.timing
 def test_clockevent_list_and_switch(boot):
     vm = boot()
     out = vm.cmd("clockevent")
@@ -143,6 +147,7 @@ def test_clockevent_list_and_switch(boot):
     assert vm.cmd("clockevent nosuch").startswith("error: no clock event device 'nosuch'")
 
 
+@pytest.mark.timing
 def test_sleep_takes_host_time(vm):
     t0 = time.monotonic()
     assert vm.cmd("sleep 1000").strip() == ""
@@ -227,6 +232,7 @@ def test_bad_arguments(vm, cmd):
     assert vm.cmd("version").startswith("lull")
 
 
+@pytest.mark.timing
 def test_clocksource_boot_option_and_wrap_limit(boot):
     vm = boot(append="clocksource=acpi_pm")
     assert re.search(r"^\* acpi_pm\s", vm.cmd("clocksource"), re.M)

@@ -9,6 +9,8 @@ import signal
 import sys
 import time
 
+import pytest
+
 from conftest import ROOT
 
 sys.path.insert(0, os.path.join(ROOT, "bench"))
@@ -26,6 +28,7 @@ def cmd(vm, line, timeout=10):
     return vm.cmd(line, timeout=timeout).replace("\r", "")
 
 
+@pytest.mark.timing
 def test_trace_that_overflows_says_when_and_how_much(vm):
     # Periodic at HZ=1000 idles in three events a tick: more than the
     # buffer holds in 4 s (it is sized for 10 s at HZ=250).
@@ -57,6 +60,7 @@ def test_trace_that_overflows_says_when_and_how_much(vm):
     assert "buffer full" not in out
 
 
+@pytest.mark.timing
 def test_latency_unclipped_is_exact_and_parses(vm):
     r = guest.measure_latency(vm, 300, 1000, timeout=30)
     assert r["n"] == 300 and not r["p50_clipped"] and not r["p99_clipped"]

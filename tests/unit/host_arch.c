@@ -1,5 +1,5 @@
-/* tests/unit/host_arch.c — include/time/arch.h for the host unit tests, plus
- * the tick layer's hook, so kernel/time/ links unchanged against fakes.
+/* tests/unit/host_arch.c — include/time/arch.h for the host unit tests, so
+ * kernel/time/ links unchanged against fakes.
  *
  * Tests look at what happened through the host_* variables below (declare
  * them extern where needed):
@@ -10,8 +10,6 @@
  *   host_panic_catch     if set, panic() longjmps there instead of aborting,
  *                        so a test can check that a broken invariant panics
  *   host_last_panic      the panic message
- *   host_clockevent_registered_calls / host_last_registered_clockevent
- *                        what tick_clockevent_registered() was told
  * kprintf prints only when LULL_UNIT_VERBOSE is set in the environment.
  */
 #include <setjmp.h>
@@ -21,16 +19,12 @@
 #include <string.h>
 
 #include "time/arch.h"
-#include "time/clockevent.h"
 
 bool host_irqs_disabled;
 char host_last_kprintf[256];
 char host_kprintf_log[8192];
 jmp_buf *host_panic_catch;
 char host_last_panic[256];
-unsigned host_clockevent_registered_calls;
-struct clock_event_device *host_last_registered_clockevent;
-bool host_clockevent_registered_irqs_disabled;
 
 unsigned long arch_irq_save(void)
 {
@@ -80,12 +74,4 @@ void panic(const char *fmt, ...)
 	}
 	fprintf(stderr, "panic: %s\n", host_last_panic);
 	abort();
-}
-
-/* Weak: test_tick links the real one from kernel/time/tick.c. */
-__attribute__((weak)) void tick_clockevent_registered(struct clock_event_device *dev)
-{
-	host_clockevent_registered_calls++;
-	host_last_registered_clockevent = dev;
-	host_clockevent_registered_irqs_disabled = host_irqs_disabled;
 }

@@ -9,16 +9,15 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
+#include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
 
 #include "time/clockevent.h"
+#include "time/clocksource.h"
 #include "errno.h"
 
 extern bool host_irqs_disabled;
-extern unsigned host_clockevent_registered_calls;
-extern struct clock_event_device *host_last_registered_clockevent;
-extern bool host_clockevent_registered_irqs_disabled;
 
 typedef unsigned __int128 u128;
 
@@ -98,8 +97,7 @@ static int reset(void **state)
 {
 	(void)state;
 	clockevents_reset_for_test();
-	host_clockevent_registered_calls = 0;
-	host_last_registered_clockevent = NULL;
+	clocksource_reset_for_test();
 	return 0;
 }
 
@@ -205,7 +203,6 @@ static void test_register_rejects_bad_fields(void **state)
 	fake_init(&d, "a_name_that_is_far_too_long_to_be_kept", 100, BOTH, 1000000, 1, 100);
 	assert_int_equal(clockevents_register(&d.dev), -EINVAL);
 	assert_null(clockevents_first());
-	assert_int_equal(host_clockevent_registered_calls, 0);
 
 	static struct fake_dev a, b;
 	fake_init(&a, "same", 100, BOTH, 1000000, 1, 100);
@@ -213,22 +210,8 @@ static void test_register_rejects_bad_fields(void **state)
 	assert_int_equal(clockevents_register(&a.dev), 0);
 	assert_int_equal(clockevents_register(&b.dev), -EINVAL);
 	assert_int_equal(clockevents_register(&a.dev), -EINVAL);
-	assert_int_equal(host_clockevent_registered_calls, 1);
-}
-
-static void test_tick_layer_told(void **state)
-{
-	(void)state;
-	static struct fake_dev a, b;
-	fake_init(&a, "a", 100, BOTH, 1000000, 1, 100);
-	fake_init(&b, "b", 200, BOTH, 1000000, 1, 100);
-	assert_int_equal(clockevents_register(&a.dev), 0);
-	assert_int_equal(host_clockevent_registered_calls, 1);
-	assert_ptr_equal(host_last_registered_clockevent, &a.dev);
-	assert_false(host_clockevent_registered_irqs_disabled);
-	assert_int_equal(clockevents_register(&b.dev), 0);
-	assert_int_equal(host_clockevent_registered_calls, 2);
-	assert_ptr_equal(host_last_registered_clockevent, &b.dev);
+	assert_ptr_equal(clockevents_first(), &a.dev);          /* listed once */
+	assert_null(a.dev.next);
 }
 
 static void test_best_and_find(void **state)
@@ -439,13 +422,150 @@ static void test_preferred_name(void **state)
 	assert_null(clockevents_preferred());
 }
 
+/* A counter for the rate-source test: it stands still, which is all
+ * timekeeping needs here. */
+static uint64_t counter_value;
+static uint64_t counter_read(struct clocksource *cs)
+{
+	(void)cs;
+	return counter_value;
+}
+
+static void counter_init(struct clocksource *cs, const char *name, uint64_t freq)
+{
+	memset(cs, 0, sizeof(*cs));
+	cs->name = name;
+	cs->rating = 300;
+	cs->read = counter_read;
+	cs->mask = UINT64_MAX;
+	cs->freq_hz = freq;
+	cs->flags = CLOCK_SOURCE_CONTINUOUS;
+}
+
+/* What clockevents_update_freq derives for `d` at freq_hz, from a fresh
+ * device with the same limits registered at that rate. */
+static void check_derived_at(const struct clock_event_device *d, uint64_t freq_hz)
+{
+	static struct fake_dev twins[8];
+	static char names[8][16];
+	static unsigned n;
+	assert_true(n < 8);
+	struct fake_dev *twin = &twins[n];
+	snprintf(names[n], sizeof(names[n]), "twin%u", n);
+	fake_init(twin, names[n], 1, d->features, freq_hz, d->min_delta_ticks, d->max_delta_ticks);
+	n++;
+	assert_int_equal(clockevents_register(&twin->dev), 0);
+	assert_true(d->freq_hz == freq_hz);
+	assert_int_equal(d->mult, twin->dev.mult);
+	assert_int_equal(d->shift, twin->dev.shift);
+	assert_true(d->min_delta_ns == twin->dev.min_delta_ns);
+	assert_true(d->max_delta_ns == twin->dev.max_delta_ns);
+	check_limits(d);
+}
+
+/* Nothing the core derives from the rate moved. */
+static void check_rate_kept(const struct clock_event_device *d,
+                            const struct clock_event_device *before)
+{
+	assert_true(d->freq_hz == before->freq_hz);
+	assert_int_equal(d->mult, before->mult);
+	assert_int_equal(d->shift, before->shift);
+	assert_true(d->min_delta_ns == before->min_delta_ns);
+	assert_true(d->max_delta_ns == before->max_delta_ns);
+}
+
+/* The TSC's rate is measured again a second after boot.  The TSC-deadline
+ * timer counts TSC cycles and the LAPIC timer was calibrated against the
+ * TSC: both follow the new rate by the same ratio, with mult/shift and the
+ * ns limits derived anew, and a one-shot already programmed keeps its
+ * count.  Devices with a rate of their own, or derived from another
+ * counter, do not move. */
+static void test_rate_source_follows(void **state)
+{
+	(void)state;
+	static struct clocksource tsc, hpet_cs;
+	static struct fake_dev deadline, bus, own, other;
+	counter_init(&tsc, "tsc", 2000000000);
+	counter_init(&hpet_cs, "hpet", 100000000);
+	assert_int_equal(clocksource_register(&tsc), 0);
+	assert_int_equal(clocksource_register(&hpet_cs), 0);
+
+	fake_init(&deadline, "tsc-deadline", 270, CLOCK_EVT_FEAT_ONESHOT, 2000000000, 1000, 1ull << 62);
+	deadline.dev.rate_source = &tsc;
+	fake_init(&bus, "lapic", 260, BOTH, 62500000, 16, 0xFFFFFFFF);
+	bus.dev.rate_source = &tsc;
+	fake_init(&own, "hpet", 200, BOTH, 14318180, 3, 0x7FFFFFFF);
+	fake_init(&other, "other", 100, BOTH, 100000000, 3, 0x7FFFFFFF);
+	other.dev.rate_source = &hpet_cs;
+	struct fake_dev *all[] = { &deadline, &bus, &own, &other };
+	for (size_t i = 0; i < 4; i++)
+		assert_int_equal(clockevents_register(&all[i]->dev), 0);
+	struct clock_event_device own_before = own.dev, other_before = other.dev;
+
+	/* A one-shot pending on the bus timer. */
+	assert_int_equal(clockevents_set_oneshot(&bus.dev), 0);
+	assert_int_equal(clockevents_program_event(&bus.dev, 4000000, 0), 0);
+	uint64_t pending_ticks = bus.ticks[0];
+	assert_int_equal(bus.calls, 1);
+
+	/* +100 ppm: 2000000000 -> 2000200000 Hz. */
+	assert_int_equal(clocksource_change_rate(&tsc, 2000200000), 0);
+	check_derived_at(&deadline.dev, 2000200000);        /* exactly the new rate */
+	check_derived_at(&bus.dev, 62506250);               /* 62.5 MHz + 100 ppm */
+
+	/* The pending one-shot: not reprogrammed, still armed for its deadline. */
+	assert_int_equal(bus.calls, 1);
+	assert_true(bus.ticks[0] == pending_ticks);
+	assert_int_equal(bus.dev.state, CLOCK_EVT_STATE_ONESHOT);
+	assert_true(bus.dev.next_event_ns == 4000000);
+
+	/* Not derived from the TSC: untouched. */
+	check_rate_kept(&own.dev, &own_before);
+	check_rate_kept(&other.dev, &other_before);
+
+	/* A refused rate moves nothing; neither does the same rate again. */
+	assert_int_equal(clocksource_change_rate(&tsc, 0), -EINVAL);
+	assert_int_equal(clocksource_change_rate(&tsc, 2000200000), 0);
+	assert_true(deadline.dev.freq_hz == 2000200000);
+	assert_true(bus.dev.freq_hz == 62506250);
+
+	/* -50 ppm of the new rate: 2000200000 -> 2000100010 Hz; the bus timer
+	 * moves by the same ratio, truncated toward zero. */
+	assert_int_equal(clocksource_change_rate(&tsc, 2000100010), 0);
+	check_derived_at(&deadline.dev, 2000100010);
+	check_derived_at(&bus.dev, 62503126);
+	check_rate_kept(&own.dev, &own_before);
+
+	/* The other counter's change moves only its own follower. */
+	assert_int_equal(clocksource_change_rate(&hpet_cs, 100001000), 0);
+	check_derived_at(&other.dev, 100001000);
+	assert_true(bus.dev.freq_hz == 62503126);
+	check_rate_kept(&own.dev, &own_before);
+	/* A step whose product would overflow 64 bits (2 GHz times a 18 GHz
+	 * step) is not applied: that device keeps its rate. */
+	struct clock_event_device deadline_before = deadline.dev;
+	assert_int_equal(clocksource_change_rate(&tsc, 20000000000ull), 0);
+	check_rate_kept(&deadline.dev, &deadline_before);
+}
+
+/* Periodic mode's count is the rounded quotient, the same in every driver. */
+static void test_periodic_count(void **state)
+{
+	(void)state;
+	assert_true(clockevent_periodic_count(1193182, 250) == 4773);   /* 4772.73 */
+	assert_true(clockevent_periodic_count(1193182, 1000) == 1193);  /* 1193.18 */
+	assert_true(clockevent_periodic_count(1193182, 100) == 11932);  /* 11931.82 */
+	assert_true(clockevent_periodic_count(14318180, 250) == 57273); /* 57272.72 */
+	assert_true(clockevent_periodic_count(1000, 400) == 3);         /* 2.5 rounds up */
+	assert_true(clockevent_periodic_count(62500000, 0) == 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_register_derives_limits, reset),
 		cmocka_unit_test_setup(test_conversions, reset),
 		cmocka_unit_test_setup(test_register_rejects_bad_fields, reset),
-		cmocka_unit_test_setup(test_tick_layer_told, reset),
 		cmocka_unit_test_setup(test_best_and_find, reset),
 		cmocka_unit_test_setup(test_state_changes, reset),
 		cmocka_unit_test_setup(test_program_event_clamps, reset),
@@ -454,6 +574,8 @@ int main(void)
 		cmocka_unit_test_setup(test_etime_backoff_capped, reset),
 		cmocka_unit_test_setup(test_handle_event_counts, reset),
 		cmocka_unit_test_setup(test_preferred_name, reset),
+		cmocka_unit_test_setup(test_rate_source_follows, reset),
+		cmocka_unit_test_setup(test_periodic_count, reset),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

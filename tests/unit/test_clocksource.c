@@ -1,4 +1,4 @@
-// SOURCES: kernel/time/clocksource.c kernel/time/timekeeping.c tests/unit/host_arch.c
+// SOURCES: kernel/time/clocksource.c kernel/time/clockevents.c kernel/time/timekeeping.c tests/unit/host_arch.c tests/unit/fake_clock.c
 /* tests/unit/test_clocksource.c — mult/shift precision and the registry.
  *
  * The bound checked is the one derived above clocks_calc_mult_shift:
@@ -16,6 +16,7 @@
 #include "time/clocksource.h"
 #include "time/timekeeping.h"
 #include "errno.h"
+#include "fake_clock.h"
 
 extern char host_last_kprintf[256];
 
@@ -114,28 +115,6 @@ static void test_mult_shift_short_range_is_finer(void **state)
 	assert_true((u128)5 * 3579545 * m5 <= UINT64_MAX);
 }
 
-struct fake_counter {
-	struct clocksource cs;
-	uint64_t value;
-};
-
-static uint64_t fake_read(struct clocksource *cs)
-{
-	return container_of(cs, struct fake_counter, cs)->value;
-}
-
-static void fake_init(struct fake_counter *f, const char *name, int rating,
-                      uint64_t freq, unsigned bits)
-{
-	memset(f, 0, sizeof(*f));
-	f->cs.name = name;
-	f->cs.rating = rating;
-	f->cs.read = fake_read;
-	f->cs.mask = bits == 64 ? UINT64_MAX : (1ull << bits) - 1;
-	f->cs.freq_hz = freq;
-	f->cs.flags = CLOCK_SOURCE_CONTINUOUS;
-}
-
 static int reset(void **state)
 {
 	(void)state;
@@ -153,7 +132,7 @@ static void test_register_derives_limits(void **state)
 		for (size_t w = 0; w < 4; w++) {
 			struct clocksource *cs = &f[i][w].cs;
 			snprintf(names[i][w], sizeof(names[i][w]), "c%zu_%u", i, widths[w]);
-			fake_init(&f[i][w], names[i][w], 100, freqs[i], widths[w]);
+			fake_counter_init(&f[i][w], names[i][w], 100, freqs[i], widths[w]);
 			assert_int_equal(clocksource_register(cs), 0);
 
 			assert_true(cs->max_cycles > 0);
@@ -185,7 +164,7 @@ static void test_pm_timer_max_idle(void **state)
 {
 	(void)state;
 	static struct fake_counter pm;
-	fake_init(&pm, "acpi_pm", 200, 3579545, 24);
+	fake_counter_init(&pm, "acpi_pm", 200, 3579545, 24);
 	assert_int_equal(clocksource_register(&pm.cs), 0);
 	assert_true(pm.cs.max_idle_ns > 2300 * NSEC_PER_MSEC);
 	assert_true(pm.cs.max_idle_ns < 2400 * NSEC_PER_MSEC);
@@ -196,30 +175,30 @@ static void test_register_rejects_bad_fields(void **state)
 {
 	(void)state;
 	static struct fake_counter f;
-	fake_init(&f, NULL, 100, 1000000, 32);
+	fake_counter_init(&f, NULL, 100, 1000000, 32);
 	assert_int_equal(clocksource_register(&f.cs), -EINVAL);
-	fake_init(&f, "x", 100, 0, 32);
+	fake_counter_init(&f, "x", 100, 0, 32);
 	assert_int_equal(clocksource_register(&f.cs), -EINVAL);
-	fake_init(&f, "x", 0, 1000000, 32);
+	fake_counter_init(&f, "x", 0, 1000000, 32);
 	assert_int_equal(clocksource_register(&f.cs), -EINVAL);
-	fake_init(&f, "x", 500, 1000000, 32);
+	fake_counter_init(&f, "x", 500, 1000000, 32);
 	assert_int_equal(clocksource_register(&f.cs), -EINVAL);
-	fake_init(&f, "x", 100, 1000000, 32);
+	fake_counter_init(&f, "x", 100, 1000000, 32);
 	f.cs.mask = 0;
 	assert_int_equal(clocksource_register(&f.cs), -EINVAL);
 	f.cs.mask = 0xFFF0;
 	assert_int_equal(clocksource_register(&f.cs), -EINVAL);
-	fake_init(&f, "x", 100, 1000000, 32);
+	fake_counter_init(&f, "x", 100, 1000000, 32);
 	f.cs.read = NULL;
 	assert_int_equal(clocksource_register(&f.cs), -EINVAL);
-	fake_init(&f, "a_name_that_is_far_too_long_to_be_kept", 100, 1000000, 32);
+	fake_counter_init(&f, "a_name_that_is_far_too_long_to_be_kept", 100, 1000000, 32);
 	assert_int_equal(clocksource_register(&f.cs), -EINVAL);
 	assert_null(clocksource_first());
 	assert_null(clocksource_current());
 
 	static struct fake_counter a, b;
-	fake_init(&a, "same", 100, 1000000, 32);
-	fake_init(&b, "same", 200, 1000000, 32);
+	fake_counter_init(&a, "same", 100, 1000000, 32);
+	fake_counter_init(&b, "same", 200, 1000000, 32);
 	assert_int_equal(clocksource_register(&a.cs), 0);
 	assert_int_equal(clocksource_register(&b.cs), -EINVAL);
 	assert_int_equal(clocksource_register(&a.cs), -EINVAL);
@@ -231,10 +210,10 @@ static void test_best_rating_wins(void **state)
 {
 	(void)state;
 	static struct fake_counter pit, tsc, hpet, tie;
-	fake_init(&pit, "pit", 110, 1193182, 16);
-	fake_init(&tsc, "tsc", 300, 2399998000, 64);
-	fake_init(&hpet, "hpet", 250, 14318180, 32);
-	fake_init(&tie, "tie", 300, 1000000, 32);
+	fake_counter_init(&pit, "pit", 110, 1193182, 16);
+	fake_counter_init(&tsc, "tsc", 300, 2399998000, 64);
+	fake_counter_init(&hpet, "hpet", 250, 14318180, 32);
+	fake_counter_init(&tie, "tie", 300, 1000000, 32);
 
 	assert_int_equal(clocksource_register(&pit.cs), 0);
 	assert_ptr_equal(clocksource_current(), &pit.cs);
@@ -261,9 +240,9 @@ static void test_unstable_never_selected(void **state)
 {
 	(void)state;
 	static struct fake_counter bad, ok;
-	fake_init(&bad, "bad", 400, 1000000, 32);
+	fake_counter_init(&bad, "bad", 400, 1000000, 32);
 	bad.cs.flags |= CLOCK_SOURCE_UNSTABLE;
-	fake_init(&ok, "ok", 100, 1000000, 32);
+	fake_counter_init(&ok, "ok", 100, 1000000, 32);
 	assert_int_equal(clocksource_register(&bad.cs), 0);
 	assert_null(clocksource_current());
 	assert_int_equal(clocksource_register(&ok.cs), 0);
@@ -280,9 +259,9 @@ static void test_preferred_beats_rating(void **state)
 	memset(name, 'x', sizeof(name) - 1);     /* the core kept a copy */
 	name[15] = '\0';
 
-	fake_init(&tsc, "tsc", 300, 2399998000, 64);
-	fake_init(&pm, "acpi_pm", 200, 3579545, 24);
-	fake_init(&pit, "pit", 110, 1193182, 16);
+	fake_counter_init(&tsc, "tsc", 300, 2399998000, 64);
+	fake_counter_init(&pm, "acpi_pm", 200, 3579545, 24);
+	fake_counter_init(&pit, "pit", 110, 1193182, 16);
 	assert_int_equal(clocksource_register(&tsc.cs), 0);
 	assert_ptr_equal(clocksource_current(), &tsc.cs);
 	assert_int_equal(clocksource_register(&pm.cs), 0);
@@ -306,8 +285,8 @@ static void test_pmtmr_is_acpi_pm(void **state)
 	(void)state;
 	static struct fake_counter tsc, pm;
 	clocksource_set_preferred("pmtmr");             /* before it registers */
-	fake_init(&tsc, "tsc", 300, 2399998000, 64);
-	fake_init(&pm, "acpi_pm", 200, 3579545, 24);
+	fake_counter_init(&tsc, "tsc", 300, 2399998000, 64);
+	fake_counter_init(&pm, "acpi_pm", 200, 3579545, 24);
 	assert_int_equal(clocksource_register(&tsc.cs), 0);
 	assert_int_equal(clocksource_register(&pm.cs), 0);
 	assert_ptr_equal(clocksource_current(), &pm.cs);
@@ -326,9 +305,9 @@ static void test_preferred_unstable_falls_back(void **state)
 	(void)state;
 	static struct fake_counter tsc, pm;
 	clocksource_set_preferred("tsc");
-	fake_init(&tsc, "tsc", 300, 2399998000, 64);
+	fake_counter_init(&tsc, "tsc", 300, 2399998000, 64);
 	tsc.cs.flags |= CLOCK_SOURCE_UNSTABLE;
-	fake_init(&pm, "acpi_pm", 200, 3579545, 24);
+	fake_counter_init(&pm, "acpi_pm", 200, 3579545, 24);
 	assert_int_equal(clocksource_register(&tsc.cs), 0);
 	assert_int_equal(clocksource_register(&pm.cs), 0);
 	assert_ptr_equal(clocksource_current(), &pm.cs);
@@ -341,8 +320,8 @@ static void test_preferred_name_too_long_ignored(void **state)
 	clocksource_set_preferred("b");
 	clocksource_set_preferred("a_name_that_is_far_too_long_to_be_kept");
 	assert_true(strstr(host_last_kprintf, "too long") != NULL);
-	fake_init(&a, "a", 300, 1000000, 32);
-	fake_init(&b, "b", 100, 1000000, 32);
+	fake_counter_init(&a, "a", 300, 1000000, 32);
+	fake_counter_init(&b, "b", 100, 1000000, 32);
 	assert_int_equal(clocksource_register(&a.cs), 0);
 	assert_int_equal(clocksource_register(&b.cs), 0);
 	assert_ptr_equal(clocksource_current(), &b.cs);     /* "b" still stands */
@@ -352,11 +331,11 @@ static void test_select_by_name(void **state)
 {
 	(void)state;
 	static struct fake_counter pm, hpet, bad, tsc;
-	fake_init(&pm, "acpi_pm", 200, 3579545, 24);
-	fake_init(&hpet, "hpet", 250, 14318180, 32);
-	fake_init(&bad, "bad", 100, 1000000, 32);
+	fake_counter_init(&pm, "acpi_pm", 200, 3579545, 24);
+	fake_counter_init(&hpet, "hpet", 250, 14318180, 32);
+	fake_counter_init(&bad, "bad", 100, 1000000, 32);
 	bad.cs.flags |= CLOCK_SOURCE_UNSTABLE;
-	fake_init(&tsc, "tsc", 300, 2399998000, 64);
+	fake_counter_init(&tsc, "tsc", 300, 2399998000, 64);
 	assert_int_equal(clocksource_register(&pm.cs), 0);
 	assert_int_equal(clocksource_register(&hpet.cs), 0);
 	assert_int_equal(clocksource_register(&bad.cs), 0);
@@ -376,8 +355,8 @@ static void test_mark_unstable_switches_away(void **state)
 {
 	(void)state;
 	static struct fake_counter tsc, hpet;
-	fake_init(&tsc, "tsc", 300, 2399998000, 64);
-	fake_init(&hpet, "hpet", 250, 14318180, 32);
+	fake_counter_init(&tsc, "tsc", 300, 2399998000, 64);
+	fake_counter_init(&hpet, "hpet", 250, 14318180, 32);
 	assert_int_equal(clocksource_register(&tsc.cs), 0);
 	assert_int_equal(clocksource_register(&hpet.cs), 0);
 	assert_ptr_equal(clocksource_current(), &tsc.cs);

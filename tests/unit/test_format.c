@@ -103,6 +103,46 @@ static void test_odd_formats(void **state)
 	assert_string_equal(buf, "%q");         /* unknown conversion shown */
 }
 
+/* fmt_fixed must print exactly what the hand-written "%llu.%03llu"-style
+ * pairs it replaced printed: integer part, then the fraction zero-padded to
+ * the number of decimals, truncated. */
+static void test_fixed_point(void **state)
+{
+	(void)state;
+	static const uint64_t values[] = {
+		0, 1, 9, 10, 999, 1000, 1001, 12345, 1193182, 3579545, 14318180,
+		2596141000ULL, 999999999ULL, 1000000000ULL, 123456789012ULL, UINT64_MAX,
+	};
+	char ours[FMT_FIXED_SIZE], libc[64];
+	for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); i++) {
+		unsigned long long v = values[i];
+		for (unsigned d = 1; d <= FMT_FIXED_MAX_DECIMALS; d++) {
+			unsigned long long scale = 1;
+			for (unsigned k = 0; k < d; k++)
+				scale *= 10;
+			snprintf(libc, sizeof(libc), "%llu.%0*llu", v / scale, (int)d, v % scale);
+			assert_ptr_equal(fmt_fixed(ours, sizeof(ours), v, d), ours);
+			assert_string_equal(ours, libc);
+		}
+		snprintf(libc, sizeof(libc), "%llu", v);
+		assert_string_equal(fmt_fixed(ours, sizeof(ours), v, 0), libc);
+		/* MHz as the drivers printed it before: hz / 10^6 "." hz / 1000 % 1000. */
+		snprintf(libc, sizeof(libc), "%llu.%03llu", v / 1000000, v / 1000 % 1000);
+		assert_string_equal(fmt_mhz(ours, sizeof(ours), v), libc);
+	}
+	assert_string_equal(fmt_fixed(ours, sizeof(ours), 5, 2), "0.05");
+	assert_string_equal(fmt_mhz(ours, sizeof(ours), 1193182), "1.193");
+	assert_string_equal(fmt_mhz(ours, sizeof(ours), 2596141999ULL), "2596.141");  /* truncated */
+	/* The widest value fits the advertised size; more decimals are capped. */
+	assert_string_equal(fmt_fixed(ours, sizeof(ours), UINT64_MAX, FMT_FIXED_MAX_DECIMALS),
+	                    "1.8446744073709551615");
+	assert_string_equal(fmt_fixed(ours, sizeof(ours), UINT64_MAX, 40), "1.8446744073709551615");
+	assert_true(strlen(fmt_fixed(ours, sizeof(ours), UINT64_MAX, 1)) < FMT_FIXED_SIZE);
+	/* A short buffer is cut and still terminated, like ksnprintf. */
+	char tiny[4];
+	assert_string_equal(fmt_fixed(tiny, sizeof(tiny), 12345, 3), "12.");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -112,6 +152,7 @@ int main(void)
 		cmocka_unit_test(test_pointer),
 		cmocka_unit_test(test_truncation),
 		cmocka_unit_test(test_odd_formats),
+		cmocka_unit_test(test_fixed_point),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,9 +1,10 @@
-// SOURCES: kernel/time/tick.c kernel/time/wakeups.c kernel/time/trace.c kernel/time/timer.c kernel/time/hrtimer.c kernel/time/clocksource.c kernel/time/timekeeping.c kernel/time/clockevents.c kernel/time/jiffies.c tests/unit/host_arch.c
-/* Host tests for the tick layer (kernel/time/tick.c) on a fake clock and a
- * fake clock event device: the skip rules and clamps, and — over thousands
- * of random sleeps, early wakes by other interrupts, and mode, device and
- * HZ switches — that jiffies always equal the whole ticks elapsed on the
- * fake clock, and that no timer fires early, twice, or never. */
+// SOURCES: kernel/time/tick.c kernel/time/tick_sched.c kernel/time/tick_boot.c kernel/time/wakeups.c kernel/time/trace.c kernel/time/timer.c kernel/time/hrtimer.c kernel/time/clocksource.c kernel/time/timekeeping.c kernel/time/clockevents.c kernel/time/jiffies.c tests/unit/host_arch.c
+/* Host tests for the tick layer (kernel/time/tick.c, tick_sched.c) on a
+ * fake clock and a fake clock event device: the skip rules and clamps, and
+ * — over thousands of random sleeps, early wakes by other interrupts, and
+ * mode, device and HZ switches — that jiffies always equal the whole ticks
+ * elapsed on the fake clock, and that no timer fires early, twice, or
+ * never. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -336,7 +337,8 @@ static void test_dyntick_skip_rules(void **state)
 	unsigned max_skip = (unsigned)(dev_short.max_delta_ns / this_tick()->period_ns);
 	assert_int_equal(tick_max_skip(), max_skip);
 
-	/* Two ticks or fewer: not worth skipping (the seed's MIN_SKIP). */
+	/* Two ticks or fewer: not worth skipping (the 2005 dyntick patch's
+	 * MIN_SKIP). */
 	struct tick_cpu *s = idle_with_timer_ahead(2);
 	assert_false(s->stopped);
 	s = idle_with_timer_ahead(1);

@@ -1,4 +1,4 @@
-// SOURCES: kernel/time/timekeeping.c kernel/time/clocksource.c tests/unit/host_arch.c
+// SOURCES: kernel/time/timekeeping.c kernel/time/clocksource.c kernel/time/clockevents.c tests/unit/host_arch.c tests/unit/fake_clock.c
 /* tests/unit/test_timekeeping.c — ktime across counter wraps and switches.
  *
  * Fake counters of 16, 24, 32 and 64 bits start just below their wrap and
@@ -18,6 +18,7 @@
 #include "time/clocksource.h"
 #include "time/timekeeping.h"
 #include "errno.h"
+#include "fake_clock.h"
 
 
 typedef unsigned __int128 u128;
@@ -25,34 +26,6 @@ typedef unsigned __int128 u128;
 #include "host_test.h"
 
 static uint64_t rnd_below(uint64_t n) { return n ? rnd64() % n : 0; }
-
-struct fake_counter {
-	struct clocksource cs;
-	uint64_t value;         /* raw count, wraps at 2^64 */
-	bool masked_read;       /* hand the core masked values, or raw ones */
-	unsigned reads;
-};
-
-static uint64_t fake_read(struct clocksource *cs)
-{
-	struct fake_counter *f = container_of(cs, struct fake_counter, cs);
-	/* The core reads with interrupts off, so no fold can come between. */
-	assert_true(host_irqs_disabled);
-	f->reads++;
-	return f->masked_read ? f->value & cs->mask : f->value;
-}
-
-static void fake_init(struct fake_counter *f, const char *name, int rating,
-                      uint64_t freq, unsigned bits)
-{
-	memset(f, 0, sizeof(*f));
-	f->cs.name = name;
-	f->cs.rating = rating;
-	f->cs.read = fake_read;
-	f->cs.mask = bits == 64 ? UINT64_MAX : (1ull << bits) - 1;
-	f->cs.freq_hz = freq;
-	f->cs.flags = CLOCK_SOURCE_CONTINUOUS;
-}
 
 static int reset(void **state)
 {
@@ -87,7 +60,7 @@ static void check_wrap_accumulation(uint64_t freq, unsigned bits, bool masked_re
 	static struct fake_counter f;
 	clocksource_reset_for_test();
 	rng_state = seed;
-	fake_init(&f, "fake", 100, freq, bits);
+	fake_counter_init(&f, "fake", 100, freq, bits);
 	f.masked_read = masked_read;
 	f.value = f.cs.mask - rnd_below(1000);     /* start just before the wrap */
 	assert_int_equal(clocksource_register(&f.cs), 0);
@@ -152,7 +125,7 @@ static void test_frequent_updates_do_not_drift(void **state)
 {
 	(void)state;
 	static struct fake_counter f;
-	fake_init(&f, "pm", 200, 3579545, 24);
+	fake_counter_init(&f, "pm", 200, 3579545, 24);
 	assert_int_equal(clocksource_register(&f.cs), 0);
 	const uint64_t folds = 1000000;
 	for (uint64_t i = 0; i < folds; i++) {
@@ -187,9 +160,9 @@ static void test_switch_no_jump_no_backwards(void **state)
 {
 	(void)state;
 	static const char *names[3] = { "acpi_pm", "hpet", "tsc" };
-	fake_init(&timed[0].f, names[0], 200, 3579545, 24);
-	fake_init(&timed[1].f, names[1], 250, 14318180, 32);
-	fake_init(&timed[2].f, names[2], 300, 2399998000ull, 64);
+	fake_counter_init(&timed[0].f, names[0], 200, 3579545, 24);
+	fake_counter_init(&timed[1].f, names[1], 250, 14318180, 32);
+	fake_counter_init(&timed[2].f, names[2], 300, 2399998000ull, 64);
 	rng_state = 99;
 	true_ns = 0;
 	for (int i = 0; i < 3; i++)
@@ -246,8 +219,8 @@ static void check_rate_change(uint64_t boot_hz, uint64_t true_hz, unsigned bits,
 	static struct fake_counter f, other;
 	clocksource_reset_for_test();
 	rng_state = seed;
-	fake_init(&f, "tsc", 300, boot_hz, bits);
-	fake_init(&other, "hpet", 250, 14318180, 32);
+	fake_counter_init(&f, "tsc", 300, boot_hz, bits);
+	fake_counter_init(&other, "hpet", 250, 14318180, 32);
 	f.value = f.cs.mask - rnd_below(1u << 16);     /* wraps along the way */
 	assert_int_equal(clocksource_register(&other.cs), 0);
 	assert_int_equal(clocksource_register(&f.cs), 0);
@@ -317,7 +290,7 @@ static void test_counter_step_back_holds_time(void **state)
 {
 	(void)state;
 	static struct fake_counter f;
-	fake_init(&f, "tsc", 300, 1000000000, 64);     /* 1 cycle = 1 ns exactly */
+	fake_counter_init(&f, "tsc", 300, 1000000000, 64);     /* 1 cycle = 1 ns exactly */
 	f.value = 5000;
 	assert_int_equal(clocksource_register(&f.cs), 0);
 	f.value += 1000;
@@ -339,7 +312,7 @@ static void test_delta_at_max_cycles(void **state)
 {
 	(void)state;
 	static struct fake_counter f;
-	fake_init(&f, "tsc", 300, 2399998000ull, 64);
+	fake_counter_init(&f, "tsc", 300, 2399998000ull, 64);
 	f.value = UINT64_MAX - 10;
 	assert_int_equal(clocksource_register(&f.cs), 0);
 	f.value += f.cs.max_cycles;

@@ -1,17 +1,333 @@
 // SOURCES: kernel/time/wakeups.c kernel/time/trace.c tests/unit/host_arch.c
-/* Host tests for the wakeup rate arithmetic (kernel/time/wakeups.c):
- * wakeups_rate_centi() against an exact 128-bit reference, at the extremes
- * of both inputs (count near 2^64, spans of 1 ns and 2^64-1 ns) and at
- * random, including where the naive count * 100 * NSEC_PER_SEC overflows
- * (from about 1.8e8 wakeups on). */
+/* Host tests for the wakeup accounting (kernel/time/wakeups.c).
+ *
+ * The accounting, driven as the tick code drives it (idle enter, the
+ * interrupts and the skip noted while idle, idle exit): the time halted,
+ * each wakeup charged to exactly one cause, the longest sleep overall and
+ * in a window, reset, the causes table overflowing into "other", skips
+ * counted by what chose their length, the sorted snapshot and the trace.
+ *
+ * The rate arithmetic: wakeups_rate_centi() against an exact 128-bit
+ * reference, at the extremes of both inputs (count near 2^64, spans of 1 ns
+ * and 2^64-1 ns) and at random, including where the naive
+ * count * 100 * NSEC_PER_SEC overflows (from about 1.8e8 wakeups on). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <string.h>
 #include <cmocka.h>
+#include "time/trace.h"
 #include "time/wakeups.h"
 
 #include "host_test.h"
+
+/* ------------------------------------------------------------ accounting */
+
+/* Interrupt vectors as the PIC delivers them (IRQ n at 0x20 + n). */
+#define VEC_TICK  0x20          /* IRQ0: the PIT as the tick device */
+#define VEC_KBD   0x21          /* IRQ1 */
+#define VEC_UART  0x24          /* IRQ4: COM1 */
+
+static int fresh(void **state)
+{
+	(void)state;
+	wakeups_reset(0);
+	trace_stop();
+	return 0;
+}
+
+/* A sleep from `from` to `to` ns that the tick device ended, as the tick
+ * code reports it: the device's vector first (tick_irq_enter), then its
+ * handler.  `limit` and `name` are the skip that was programmed, or
+ * TICK_LIMIT_NONE for a tick that kept running. */
+static void sleep_until_tick(uint64_t from, uint64_t to, enum tick_limit limit, const char *name)
+{
+	wakeups_idle_enter(from);
+	if (limit != TICK_LIMIT_NONE)
+		wakeups_note_skip(limit, name, to - from);
+	wakeups_note_irq(VEC_TICK);
+	wakeups_note_tick_event();
+	wakeups_idle_exit(to);
+}
+
+/* A sleep that another interrupt ended before the tick device fired. */
+static void sleep_until_irq(uint64_t from, uint64_t to, unsigned vector)
+{
+	wakeups_idle_enter(from);
+	wakeups_note_irq(vector);
+	wakeups_idle_exit(to);
+}
+
+/* The entry for this cause in the (unsorted) table, or NULL. */
+static const struct wakeup_cause *find_cause(enum wakeup_kind kind, const char *name,
+                                             unsigned vector)
+{
+	for (unsigned i = 0; i < wakeup_stats.ncauses; i++) {
+		const struct wakeup_cause *c = &wakeup_stats.causes[i];
+		if (c->kind == kind && c->vector == vector &&
+		    (c->name == name || (c->name && name && strcmp(c->name, name) == 0)))
+			return c;
+	}
+	return NULL;
+}
+
+static uint64_t count_of(enum wakeup_kind kind, const char *name, unsigned vector)
+{
+	const struct wakeup_cause *c = find_cause(kind, name, vector);
+	return c ? c->count : 0;
+}
+
+/* Every counted wakeup sits in exactly one place: a cause, or "other". */
+static void assert_all_charged(void)
+{
+	uint64_t sum = wakeup_stats.other;
+	for (unsigned i = 0; i < wakeup_stats.ncauses; i++)
+		sum += wakeup_stats.causes[i].count;
+	assert_int_equal(sum, wakeup_stats.wakeups);
+}
+
+static void test_idle_time_and_wakeups(void **state)
+{
+	(void)state;
+	wakeups_reset(1000);
+	assert_int_equal(wakeup_stats.since_ns, 1000);
+	sleep_until_tick(2000, 6000, TICK_LIMIT_NONE, NULL);
+	assert_int_equal(wakeup_stats.wakeups, 1);
+	assert_int_equal(wakeup_stats.idle_ns, 4000);
+	assert_int_equal(wakeup_stats.max_sleep_ns, 4000);
+
+	/* Halted, but no interrupt came (one was already pending at the hlt):
+	 * idle time, not a wakeup. */
+	wakeups_idle_enter(10000);
+	wakeups_idle_exit(10500);
+	assert_int_equal(wakeup_stats.wakeups, 1);
+	assert_int_equal(wakeup_stats.idle_ns, 4500);
+	assert_int_equal(wakeup_stats.ncauses, 1);
+
+	/* A second exit with no enter between counts nothing. */
+	wakeups_idle_exit(20000);
+	assert_int_equal(wakeup_stats.idle_ns, 4500);
+	assert_int_equal(wakeup_stats.wakeups, 1);
+
+	/* An exit stamped before its enter slept 0 ns; the wakeup counts. */
+	sleep_until_tick(30000, 29000, TICK_LIMIT_NONE, NULL);
+	assert_int_equal(wakeup_stats.wakeups, 2);
+	assert_int_equal(wakeup_stats.idle_ns, 4500);
+	assert_int_equal(wakeup_stats.max_sleep_ns, 4000);
+	assert_all_charged();
+}
+
+static void test_each_wakeup_charged_to_one_cause(void **state)
+{
+	(void)state;
+	/* The tick kept running and woke the CPU. */
+	sleep_until_tick(0, 4000000, TICK_LIMIT_NONE, NULL);
+	assert_int_equal(count_of(WAKE_TICK, NULL, 0), 1);
+	/* A skip the tick device ended: what chose its length, by name. */
+	sleep_until_tick(0, 100000000, TICK_LIMIT_TIMER, "blink");
+	sleep_until_tick(0, 100000000, TICK_LIMIT_HRTIMER, "nanosleep");
+	sleep_until_tick(0, 50000000, TICK_LIMIT_DEVICE, NULL);
+	sleep_until_tick(0, 2000000000, TICK_LIMIT_WRAP, NULL);
+	assert_int_equal(count_of(WAKE_TIMER, "blink", 0), 1);
+	assert_int_equal(count_of(WAKE_HRTIMER, "nanosleep", 0), 1);
+	assert_int_equal(count_of(WAKE_LIMIT_DEVICE, NULL, 0), 1);
+	assert_int_equal(count_of(WAKE_LIMIT_WRAP, NULL, 0), 1);
+	assert_int_equal(count_of(WAKE_TICK, NULL, 0), 1);      /* not the tick */
+
+	/* A skip another interrupt cut short: that line, not the timer. */
+	wakeups_idle_enter(0);
+	wakeups_note_skip(TICK_LIMIT_TIMER, "blink", 100000000);
+	wakeups_note_irq(VEC_UART);
+	wakeups_idle_exit(30000000);
+	assert_int_equal(count_of(WAKE_IRQ, NULL, VEC_UART), 1);
+	assert_int_equal(count_of(WAKE_TIMER, "blink", 0), 1);
+
+	/* Two lines before the exit: the first one woke the CPU. */
+	wakeups_idle_enter(0);
+	wakeups_note_irq(VEC_KBD);
+	wakeups_note_irq(VEC_UART);
+	wakeups_idle_exit(1000);
+	assert_int_equal(count_of(WAKE_IRQ, NULL, VEC_KBD), 1);
+	assert_int_equal(count_of(WAKE_IRQ, NULL, VEC_UART), 1);
+
+	/* The same timer's name from another string is the same cause. */
+	char copy[] = "blink";
+	sleep_until_tick(0, 100000000, TICK_LIMIT_TIMER, copy);
+	assert_int_equal(count_of(WAKE_TIMER, "blink", 0), 2);
+	sleep_until_irq(0, 1000, VEC_UART);
+	assert_int_equal(count_of(WAKE_IRQ, NULL, VEC_UART), 2);
+
+	assert_int_equal(wakeup_stats.ncauses, 7);
+	assert_int_equal(wakeup_stats.wakeups, 9);
+	assert_int_equal(wakeup_stats.other, 0);
+	assert_all_charged();
+}
+
+static void test_window_max_sleep(void **state)
+{
+	(void)state;
+	sleep_until_tick(0, 5000000, TICK_LIMIT_NONE, NULL);
+	sleep_until_irq(10000000, 13000000, VEC_UART);
+	assert_int_equal(wakeup_stats.max_sleep_ns, 5000000);
+	assert_int_equal(wakeup_stats.window_max_sleep_ns, 5000000);
+
+	/* A new window (the `idle` command) forgets its own maximum only. */
+	wakeups_window_start();
+	assert_int_equal(wakeup_stats.window_max_sleep_ns, 0);
+	sleep_until_tick(20000000, 22000000, TICK_LIMIT_NONE, NULL);
+	assert_int_equal(wakeup_stats.window_max_sleep_ns, 2000000);
+	assert_int_equal(wakeup_stats.max_sleep_ns, 5000000);
+	/* A halt no interrupt ended is no sleep to measure. */
+	wakeups_idle_enter(30000000);
+	wakeups_idle_exit(130000000);
+	assert_int_equal(wakeup_stats.window_max_sleep_ns, 2000000);
+	assert_int_equal(wakeup_stats.max_sleep_ns, 5000000);
+	sleep_until_tick(200000000, 207000000, TICK_LIMIT_TIMER, "blink");
+	assert_int_equal(wakeup_stats.window_max_sleep_ns, 7000000);
+	assert_int_equal(wakeup_stats.max_sleep_ns, 7000000);
+}
+
+static void test_reset_forgets_everything(void **state)
+{
+	(void)state;
+	static char names[WAKEUP_CAUSES_MAX + 1][8];
+	for (unsigned i = 0; i <= WAKEUP_CAUSES_MAX; i++) {
+		snprintf(names[i], sizeof(names[i]), "t%u", i);
+		sleep_until_tick(0, 1000 + i, TICK_LIMIT_TIMER, names[i]);
+	}
+	sleep_until_tick(0, 1000, TICK_LIMIT_WRAP, NULL);
+	wakeups_window_start();
+	sleep_until_irq(0, 500, VEC_UART);
+	assert_int_not_equal(wakeup_stats.other, 0);
+
+	wakeups_reset(12345);
+	static struct wakeup_stats want;
+	memset(&want, 0, sizeof(want));
+	want.since_ns = 12345;
+	assert_memory_equal(&wakeup_stats, &want, sizeof(want));
+	/* And counting starts afresh. */
+	sleep_until_tick(20000, 21000, TICK_LIMIT_NONE, NULL);
+	assert_int_equal(wakeup_stats.wakeups, 1);
+	assert_int_equal(wakeup_stats.ncauses, 1);
+	assert_int_equal(wakeup_stats.idle_ns, 1000);
+}
+
+static void test_causes_table_overflows_into_other(void **state)
+{
+	(void)state;
+	static char names[WAKEUP_CAUSES_MAX + 1][8];
+	for (unsigned i = 0; i < WAKEUP_CAUSES_MAX; i++) {
+		snprintf(names[i], sizeof(names[i]), "t%u", i);
+		sleep_until_tick(0, 1000, TICK_LIMIT_TIMER, names[i]);
+	}
+	assert_int_equal(wakeup_stats.ncauses, WAKEUP_CAUSES_MAX);
+	assert_int_equal(wakeup_stats.other, 0);
+
+	/* The table is full: a new timer, and a new line, go to "other". */
+	snprintf(names[WAKEUP_CAUSES_MAX], sizeof(names[0]), "t%u", WAKEUP_CAUSES_MAX);
+	sleep_until_tick(0, 1000, TICK_LIMIT_TIMER, names[WAKEUP_CAUSES_MAX]);
+	sleep_until_irq(0, 1000, VEC_UART);
+	assert_int_equal(wakeup_stats.ncauses, WAKEUP_CAUSES_MAX);
+	assert_int_equal(wakeup_stats.other, 2);
+	assert_null(find_cause(WAKE_IRQ, NULL, VEC_UART));
+	/* A cause already in the table still counts there. */
+	sleep_until_tick(0, 1000, TICK_LIMIT_TIMER, names[5]);
+	assert_int_equal(count_of(WAKE_TIMER, names[5], 0), 2);
+	assert_int_equal(wakeup_stats.other, 2);
+	assert_int_equal(wakeup_stats.wakeups, WAKEUP_CAUSES_MAX + 3);
+	assert_all_charged();
+}
+
+static void test_skips_counted_by_limit(void **state)
+{
+	(void)state;
+	sleep_until_tick(0, 1000, TICK_LIMIT_TIMER, "blink");
+	sleep_until_tick(0, 1000, TICK_LIMIT_TIMER, "every");
+	sleep_until_tick(0, 1000, TICK_LIMIT_HRTIMER, "nanosleep");
+	sleep_until_tick(0, 1000, TICK_LIMIT_DEVICE, NULL);
+	sleep_until_tick(0, 1000, TICK_LIMIT_DEVICE, NULL);
+	sleep_until_tick(0, 1000, TICK_LIMIT_WRAP, NULL);
+	sleep_until_tick(0, 1000, TICK_LIMIT_NONE, NULL);        /* no skip */
+	/* A skip counts by what chose its length even when another
+	 * interrupt ended it early. */
+	wakeups_idle_enter(0);
+	wakeups_note_skip(TICK_LIMIT_TIMER, "blink", 100000000);
+	wakeups_note_irq(VEC_KBD);
+	wakeups_idle_exit(1000);
+
+	const uint64_t want[TICK_LIMIT_COUNT] = {
+		[TICK_LIMIT_NONE] = 0, [TICK_LIMIT_TIMER] = 3, [TICK_LIMIT_HRTIMER] = 1,
+		[TICK_LIMIT_DEVICE] = 2, [TICK_LIMIT_WRAP] = 1,
+	};
+	for (unsigned l = 0; l < TICK_LIMIT_COUNT; l++)
+		if (wakeup_stats.skips_by_limit[l] != want[l])
+			fail_msg("skips by limit %u: %llu, want %llu", l,
+			         (unsigned long long)wakeup_stats.skips_by_limit[l],
+			         (unsigned long long)want[l]);
+}
+
+static void test_snapshot_most_frequent_first(void **state)
+{
+	(void)state;
+	sleep_until_irq(0, 1000, VEC_UART);
+	for (unsigned i = 0; i < 3; i++)
+		sleep_until_tick(0, 1000, TICK_LIMIT_TIMER, "blink");
+	sleep_until_tick(0, 1000, TICK_LIMIT_NONE, NULL);
+	sleep_until_tick(0, 1000, TICK_LIMIT_NONE, NULL);
+	sleep_until_irq(0, 1000, VEC_KBD);
+
+	static struct wakeup_stats snap;
+	wakeups_snapshot(&snap);
+	assert_false(host_irqs_disabled);
+	assert_int_equal(snap.ncauses, 4);
+	assert_int_equal(snap.causes[0].kind, WAKE_TIMER);
+	assert_int_equal(snap.causes[0].count, 3);
+	assert_int_equal(snap.causes[1].kind, WAKE_TICK);
+	/* Equal counts keep the order they were first seen in. */
+	assert_int_equal(snap.causes[2].vector, VEC_UART);
+	assert_int_equal(snap.causes[3].vector, VEC_KBD);
+	assert_int_equal(snap.wakeups, wakeup_stats.wakeups);
+	/* The live table is not reordered. */
+	assert_int_equal(wakeup_stats.causes[0].vector, VEC_UART);
+}
+
+/* The shell prints these words (`wakeups`). */
+static void test_kind_names(void **state)
+{
+	(void)state;
+	assert_string_equal(wakeup_kind_name(WAKE_TICK), "tick");
+	assert_string_equal(wakeup_kind_name(WAKE_TIMER), "timer");
+	assert_string_equal(wakeup_kind_name(WAKE_HRTIMER), "hrtimer");
+	assert_string_equal(wakeup_kind_name(WAKE_LIMIT_DEVICE), "limit: device max");
+	assert_string_equal(wakeup_kind_name(WAKE_LIMIT_WRAP), "limit: clocksource wrap");
+	assert_string_equal(wakeup_kind_name(WAKE_IRQ), "irq");
+}
+
+/* While `trace` records, each counted wakeup adds one idle-exit event. */
+static void test_idle_exit_traced(void **state)
+{
+	(void)state;
+	trace_start(0);
+	sleep_until_irq(1000, 2000, VEC_UART);
+	sleep_until_tick(3000, 9000, TICK_LIMIT_TIMER, "blink");
+	wakeups_idle_enter(10000);                  /* no interrupt: no event */
+	wakeups_idle_exit(11000);
+	trace_stop();
+	assert_int_equal(trace_buf.count, 2);
+	const struct trace_event *e = &trace_buf.ev[0];
+	assert_int_equal(e->kind, TRACE_IDLE_EXIT);
+	assert_int_equal(e->t_ns, 2000);
+	assert_int_equal(e->cause, WAKE_IRQ);
+	assert_int_equal(e->vector, VEC_UART);
+	e = &trace_buf.ev[1];
+	assert_int_equal(e->cause, WAKE_TIMER);
+	assert_int_equal(e->vector, 0);
+	assert_string_equal(e->name, "blink");
+}
+
+/* ------------------------------------------------------------ rates */
 
 typedef unsigned __int128 u128;
 
@@ -90,6 +406,15 @@ static void test_random_against_reference(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup(test_idle_time_and_wakeups, fresh),
+		cmocka_unit_test_setup(test_each_wakeup_charged_to_one_cause, fresh),
+		cmocka_unit_test_setup(test_window_max_sleep, fresh),
+		cmocka_unit_test_setup(test_reset_forgets_everything, fresh),
+		cmocka_unit_test_setup(test_causes_table_overflows_into_other, fresh),
+		cmocka_unit_test_setup(test_skips_counted_by_limit, fresh),
+		cmocka_unit_test_setup(test_snapshot_most_frequent_first, fresh),
+		cmocka_unit_test(test_kind_names),
+		cmocka_unit_test_setup(test_idle_exit_traced, fresh),
 		cmocka_unit_test(test_everyday_rates),
 		cmocka_unit_test(test_past_the_old_overflow),
 		cmocka_unit_test(test_extremes),

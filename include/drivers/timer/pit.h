@@ -1,0 +1,23 @@
+/* include/drivers/timer/pit.h — the Intel 8254 PIT (drivers/timer/pit.c). */
+#ifndef LULL_DRIVERS_TIMER_PIT_H
+#define LULL_DRIVERS_TIMER_PIT_H
+
+#include "compiler.h"
+
+/* Stop the firmware's 18.2 Hz tick and check that the PIT counts; then
+ * register channel 0 as clock event device and clocksource "pit", and offer
+ * channel 2 to calibration as its stopwatch (include/time/calibrate.h).
+ * Returns 0, or a negative error after one line saying why not. */
+int pit_init(void);
+
+/* Stop channel 0 for good (the `floor` boot option of the benchmarks). */
+void pit_stop(void);
+
+/* PIT channel 2 as a stopwatch: busy-wait `us` microseconds (1 to
+ * PIT_CH2_MAX_US) counted by the PIT's own crystal.  Returns 0, -EINVAL
+ * for a `us` out of range, or -ETIME if the PIT never finished (no PIT, or
+ * a broken one).  kernel/selftest.c times other clocks with it. */
+#define PIT_CH2_MAX_US 50000        /* of the 54.9 ms a 16-bit count allows */
+int pit_ch2_wait_us(uint32_t us);
+
+#endif

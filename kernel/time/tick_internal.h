@@ -1,0 +1,59 @@
+/* kernel/time/tick_internal.h — what the three tick files share, and
+ * nothing outside kernel/time/ needs (that is include/time/tick.h):
+ *
+ *   tick.c        the tick modes and handlers: jiffies from the clocksource,
+ *                 the device's interrupt, irq enter/exit, switching mode,
+ *                 device and HZ, and the rule that picks the device;
+ *   tick_sched.c  the idle CPU stopping the tick, and the restart when an
+ *                 interrupt ends the skip;
+ *   tick_boot.c   how the tick starts: the boot options, tick_init(), and
+ *                 the 2005 dyntick patch's boot messages.
+ */
+#ifndef LULL_KERNEL_TIME_TICK_INTERNAL_H
+#define LULL_KERNEL_TIME_TICK_INTERNAL_H
+
+#include "time/tick.h"
+
+/* ------------------------------------------------ tick.c: jiffies */
+
+/* Advance jiffies to the last whole tick boundary at or before now.
+ * Returns how many ticks that was. */
+uint64_t tick_update_jiffies(struct tick_cpu *tc, uint64_t now);
+
+/* The clocksource time of the next jiffy boundary. */
+static inline uint64_t tick_next_jiffy_ns(const struct tick_cpu *tc)
+{
+	return tc->last_jiffy_ns + tc->period_ns;
+}
+
+/* ------------------------------------------------ tick.c: the device */
+
+/* Program the one-shot tick device to interrupt just after `expires`. */
+void tick_program_oneshot(struct tick_cpu *tc, uint64_t expires, uint64_t now);
+
+/* The device called `name` if it is registered and can run `mode`. */
+struct clock_event_device *tick_device_for(enum tick_mode mode, const char *name);
+
+/* The device that runs `mode`, and in *why the reason in words (the rule
+ * is written out above its definition in tick.c). */
+struct clock_event_device *tick_choose_device(enum tick_mode mode, const char **why);
+
+/* The device the 2005 patch's dyntick= option asked for ("pit", or "lapic"
+ * with forceapic), or NULL.  Set by tick_boot.c, read by
+ * tick_choose_device(). */
+extern const char *tick_patch_device;
+
+/* Can the current clocksource run `mode`?  If not and `verbose`, say why
+ * on an error: line. */
+bool tick_mode_allowed(enum tick_mode mode, bool verbose);
+
+/* Start ticking for the first time: at tick_hz, on `dev`, in `mode`. */
+void tick_start(struct clock_event_device *dev, enum tick_mode mode);
+
+/* ------------------------------------------------ tick_sched.c */
+
+/* An interrupt arrived while the tick was stopped: catch jiffies up and
+ * tick again (tick_irq_enter calls this before the handler runs). */
+void tick_restart(struct tick_cpu *tc);
+
+#endif

@@ -1,0 +1,184 @@
+/* kernel/time/tick_sched.c — how the idle CPU stops the tick, and how an
+ * interrupt starts it again (Linux's tick-sched.c does the same job).
+ *
+ * A skip has three moments:
+ *   tick_idle_enter()  interrupts off, right before the halt: decide how
+ *                      long the CPU may sleep (stop_tick_if_worth_it(),
+ *                      each limit applied by name) and program the device;
+ *   tick_restart()     the first interrupt of any kind, before its handler
+ *                      (tick_irq_enter in tick.c): catch jiffies up and
+ *                      tick again;
+ *   tick_idle_exit()   back from the halt: account for the sleep.
+ * The first two are the 2005 dyntick patch's rules; tickless mode keeps
+ * them and drops the whole-tick rounding.
+ */
+#include "time/clocksource.h"
+#include "time/hrtimer.h"
+#include "time/jiffies.h"
+#include "time/tick.h"
+#include "time/timekeeping.h"
+#include "time/timer.h"
+#include "time/trace.h"
+#include "time/wakeups.h"
+#include "tick_internal.h"
+
+/* ------------------------------------------------------ what skipping can do */
+
+uint64_t tick_max_skip(void)
+{
+	struct tick_cpu *tc = this_tick();
+	return tc->dev ? tc->dev->max_delta_ns / tc->period_ns : 0;
+}
+
+bool tick_skipping_suitable(void)
+{
+	struct clocksource *cs = clocksource_current();
+	return cs && (cs->flags & CLOCK_SOURCE_CONTINUOUS);
+}
+
+/* The earliest pending timer of either kind as absolute ns; false if none.
+ * *limit says which kind, *name which timer. */
+static bool tick_next_timer_ns(uint64_t *ns, enum tick_limit *limit, const char **name)
+{
+	const struct tick_cpu *tc = this_tick();
+	bool found = false;
+	uint32_t expires;
+	uint64_t hr;
+
+	if (timer_next_expiry(&expires)) {
+		/* A wheel timer is due at the boundary that starts jiffy
+		 * `expires`; if that is already past, it is due now. */
+		int32_t ahead = (int32_t)(expires - jiffies);
+		*ns = tc->last_jiffy_ns + (ahead > 0 ? (uint64_t)ahead * tc->period_ns : 0);
+		*limit = TICK_LIMIT_TIMER;
+		*name = timer_next_name();
+		found = true;
+	}
+	if (hrtimer_next_expiry(&hr) && (!found || hr < *ns)) {
+		*ns = hr;
+		*limit = TICK_LIMIT_HRTIMER;
+		*name = hrtimer_next_name();
+		found = true;
+	}
+	return found;
+}
+
+/* ------------------------------------------------------ idle enter */
+
+/* Decide how long the CPU may sleep and program the tick device for it.
+ * Returns the absolute time programmed, or 0 if the tick keeps running. */
+static uint64_t stop_tick_if_worth_it(struct tick_cpu *tc, uint64_t now)
+{
+	uint64_t next, limit_ns;
+	enum tick_limit limit = TICK_LIMIT_NONE;
+	const char *name = NULL;
+
+	if (tc->mode == TICK_MODE_PERIODIC || tc->softirq_pending || tc->stopped)
+		return 0;               /* tick on; or work to do; or already asleep */
+
+	/* 1. The next timer of either kind. */
+	if (!tick_next_timer_ns(&next, &limit, &name)) {
+		next = UINT64_MAX;
+		limit = TICK_LIMIT_DEVICE;
+	}
+	/* 2. The device cannot wait longer than its maximum delta. */
+	limit_ns = now + tc->dev->max_delta_ns;
+	if (next > limit_ns) {
+		next = limit_ns;
+		limit = TICK_LIMIT_DEVICE;
+		name = NULL;
+	}
+	/* 3. The clocksource must be read before it wraps twice over. */
+	limit_ns = now + timekeeping_max_idle_ns();
+	if (limit_ns > now && next > limit_ns) {
+		next = limit_ns;
+		limit = TICK_LIMIT_WRAP;
+		name = NULL;
+	}
+
+	if (tc->mode == TICK_MODE_DYNTICK) {
+		/* The 2005 dyntick patch's rule, in whole ticks from the last
+		 * boundary. */
+		uint64_t skip = next <= tc->last_jiffy_ns ? 1 :
+		                (next - tc->last_jiffy_ns) / tc->period_ns;
+		if (skip <= TICK_DYNTICK_MIN_SKIP)
+			return 0;       /* not worth it: keep ticking */
+		tc->skip = (unsigned)skip;
+		next = tc->last_jiffy_ns + skip * tc->period_ns;
+		clockevents_set_oneshot(tc->dev);
+	} else if (next <= tick_next_jiffy_ns(tc)) {
+		return 0;               /* tickless, but something is due this tick */
+	} else {
+		tc->skip = (unsigned)((next - tc->last_jiffy_ns) / tc->period_ns);
+	}
+	tick_program_oneshot(tc, next, now);
+	tc->stopped = true;
+	tc->skip_limit = limit;
+	tc->skip_timer = name;
+	tc->skips++;
+	tc->ticks_skipped += tc->skip;
+	if (tc->skip > tc->longest_skip)
+		tc->longest_skip = tc->skip;
+	wakeups_note_skip(limit, name, next - now);
+	return next;
+}
+
+/* Called with interrupts off, right before the CPU halts. */
+void tick_idle_enter(void)
+{
+	struct tick_cpu *tc = this_tick();
+	if (!tc->dev)
+		return;
+	timekeeping_update();
+	uint64_t now = ktime_get_ns();
+	tick_update_jiffies(tc, now);
+	wakeups_idle_enter(now);
+	tc->idle = true;
+	tc->skip_limit = TICK_LIMIT_NONE;
+	uint64_t until = stop_tick_if_worth_it(tc, now);
+	if (trace_on()) {
+		struct trace_event e = {
+			.t_ns = now, .kind = TRACE_IDLE_ENTER,
+			.cause = until ? tc->skip_limit : TICK_LIMIT_NONE,
+			.skip = until ? tc->skip : 0, .sleep_ns = until ? until - now : 0,
+			.name = until ? tc->skip_timer : NULL,
+		};
+		trace_add(&e);
+	}
+}
+
+/* ------------------------------------------------------ the interrupt */
+
+/* The tick is stopped (or stretched) and an interrupt arrived: catch up,
+ * then tick again at HZ until the idle loop decides otherwise. */
+void tick_restart(struct tick_cpu *tc)
+{
+	timekeeping_update();
+	uint64_t now = ktime_get_ns();
+	tick_update_jiffies(tc, now);
+	tc->catchups++;
+	tc->stopped = false;
+	/* Dyntick: the 2005 dyntick patch's rule, back to one tick per period
+	 * at once.  Tickless: tick_irq_exit() programs the next tick once the
+	 * handler has run (not now: the device's interrupt being handled was
+	 * armed by the old program, and clockevents_handle_event judges it by
+	 * that). */
+	if (tc->mode == TICK_MODE_DYNTICK) {
+		clockevents_set_periodic(tc->dev, tc->hz);
+		tc->programmed_ns = 0;
+	}
+	tc->softirq_pending = true;
+}
+
+/* ------------------------------------------------------ idle exit */
+
+/* Back from the halt (interrupts off): the interrupt that woke us already
+ * caught jiffies up and restored the tick (tick_restart). */
+void tick_idle_exit(void)
+{
+	struct tick_cpu *tc = this_tick();
+	if (!tc->dev)
+		return;
+	tc->idle = false;
+	wakeups_idle_exit(ktime_get_ns());
+}
