@@ -47,12 +47,6 @@ struct clocksource {
 	struct clocksource *next;   /* registry list */
 };
 
-/* Compute mult/shift converting `from` Hz into `to` Hz such that a delta of
- * up to maxsec seconds does not overflow 64 bits, with the largest shift
- * (best precision) that allows it. */
-void clocks_calc_mult_shift(uint32_t *mult, uint32_t *shift,
-                            uint64_t from, uint64_t to, uint64_t maxsec);
-
 static inline uint64_t clocksource_cyc2ns(uint64_t cycles, uint32_t mult, uint32_t shift)
 {
 	return (cycles * mult) >> shift;

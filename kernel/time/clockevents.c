@@ -2,7 +2,7 @@
  *
  * Drivers give a counting frequency and the smallest and largest count their
  * hardware accepts.  Here we derive the conversion ns -> ticks (mult/shift,
- * with clocks_calc_mult_shift from clocksource.c), the same limits in ns, and
+ * with clocks_calc_mult_shift from mult_shift.c), the same limits in ns, and
  * program deadlines: clamp the delta into the limits, convert, and retry if
  * the driver says the deadline slipped by while it was being written.  A
  * device whose rate derives from a clocksource (rate_source) follows that
@@ -13,6 +13,7 @@
  * once every driver is in): we only keep the list.
  */
 #include "time/clockevent.h"
+#include "time/mult_shift.h"
 #include "time/timekeeping.h"
 #include "time/clocksource.h"
 #include "time/arch.h"

@@ -17,11 +17,11 @@
  * long the CPU slept and whichever interrupt woke it.
  *
  * Where the work happens for one interrupt (see kernel/arch/irq.c):
- *   tick_irq_enter()   before the handler: if the tick was stopped, catch
- *                      jiffies up and restore the tick (tick_restart() in
- *                      tick_sched.c; the 2005 dyntick patch's rule: a
- *                      keyboard or serial interrupt during a skip sees the
- *                      right jiffies);
+ *   tick_irq_enter()   before the handler (in tick_sched.c, beside the
+ *                      stop it undoes): if the tick was stopped, catch
+ *                      jiffies up and restore the tick (the 2005 dyntick
+ *                      patch's rule: a keyboard or serial interrupt during
+ *                      a skip sees the right jiffies);
  *   tick_handle_event  the tick device's handler: jiffies, then mark timers
  *                      as due;
  *   tick_irq_exit()    after the EOI: run due timers with interrupts on
@@ -133,17 +133,6 @@ static void tick_handle_event(struct clock_event_device *dev)
 
 /* ------------------------------------------------ interrupt hooks */
 
-void tick_irq_enter(unsigned vector)
-{
-	struct tick_cpu *tc = this_tick();
-	if (!tc->dev)
-		return;                 /* before tick_init */
-	if (tc->idle)
-		wakeups_note_irq(vector);
-	if (tc->stopped)
-		tick_restart(tc);
-}
-
 void tick_irq_exit(void)
 {
 	struct tick_cpu *tc = this_tick();
@@ -236,6 +225,12 @@ static void switch_to(struct tick_cpu *tc, struct clock_event_device *dev, enum 
 	dev->event_handler = tick_handle_event;
 	start_device(tc);
 	tc->softirq_pending = true;
+}
+
+bool tick_skipping_suitable(void)
+{
+	struct clocksource *cs = clocksource_current();
+	return cs && (cs->flags & CLOCK_SOURCE_CONTINUOUS);
 }
 
 bool tick_mode_allowed(enum tick_mode mode, bool verbose)

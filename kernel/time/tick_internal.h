@@ -50,10 +50,4 @@ bool tick_mode_allowed(enum tick_mode mode, bool verbose);
 /* Start ticking for the first time: at tick_hz, on `dev`, in `mode`. */
 void tick_start(struct clock_event_device *dev, enum tick_mode mode);
 
-/* ------------------------------------------------ tick_sched.c */
-
-/* An interrupt arrived while the tick was stopped: catch jiffies up and
- * tick again (tick_irq_enter calls this before the handler runs). */
-void tick_restart(struct tick_cpu *tc);
-
 #endif

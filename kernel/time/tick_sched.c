@@ -5,9 +5,8 @@
  *   tick_idle_enter()  interrupts off, right before the halt: decide how
  *                      long the CPU may sleep (stop_tick_if_worth_it(),
  *                      each limit applied by name) and program the device;
- *   tick_restart()     the first interrupt of any kind, before its handler
- *                      (tick_irq_enter in tick.c): catch jiffies up and
- *                      tick again;
+ *   tick_irq_enter()   the first interrupt of any kind, before its handler:
+ *                      catch jiffies up and tick again (tick_restart());
  *   tick_idle_exit()   back from the halt: account for the sleep.
  * The first two are the 2005 dyntick patch's rules; tickless mode keeps
  * them and drops the whole-tick rounding.
@@ -28,12 +27,6 @@ uint64_t tick_max_skip(void)
 {
 	struct tick_cpu *tc = this_tick();
 	return tc->dev ? tc->dev->max_delta_ns / tc->period_ns : 0;
-}
-
-bool tick_skipping_suitable(void)
-{
-	struct clocksource *cs = clocksource_current();
-	return cs && (cs->flags & CLOCK_SOURCE_CONTINUOUS);
 }
 
 /* The earliest pending timer of either kind as absolute ns; false if none.
@@ -151,7 +144,7 @@ void tick_idle_enter(void)
 
 /* The tick is stopped (or stretched) and an interrupt arrived: catch up,
  * then tick again at HZ until the idle loop decides otherwise. */
-void tick_restart(struct tick_cpu *tc)
+static void tick_restart(struct tick_cpu *tc)
 {
 	timekeeping_update();
 	uint64_t now = ktime_get_ns();
@@ -168,6 +161,19 @@ void tick_restart(struct tick_cpu *tc)
 		tc->programmed_ns = 0;
 	}
 	tc->softirq_pending = true;
+}
+
+/* Before any interrupt's handler (kernel/arch/irq.c): note what woke an
+ * idle CPU, and restart a stopped tick. */
+void tick_irq_enter(unsigned vector)
+{
+	struct tick_cpu *tc = this_tick();
+	if (!tc->dev)
+		return;                 /* before tick_init */
+	if (tc->idle)
+		wakeups_note_irq(vector);
+	if (tc->stopped)
+		tick_restart(tc);
 }
 
 /* ------------------------------------------------------ idle exit */

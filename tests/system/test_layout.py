@@ -30,15 +30,19 @@ def source(path):
     return re.sub(r'"(?:\\.|[^"\\])*"', '""', text)
 
 
-def call_graph():
-    """{file: set of files whose exported functions it names}."""
-    texts = {f: source(f) for f in FILES}
+def call_graph(files=None, calls_only=False):
+    """{file: set of files whose exported functions it names}.  With
+    calls_only, a name counts only where it is called (`name(`): a function
+    handed over as a pointer is the allowed direction, and a struct field
+    of the same name as a function is not a call."""
+    texts = {f: source(f) for f in (files or FILES)}
     exported = {f: set(EXPORTED_DEF.findall(t)) - {"if", "for", "while", "switch", "return"}
                 for f, t in texts.items()}
+    after = r"\s*\(" if calls_only else r"\b"
     graph = {}
     for f, t in texts.items():
         graph[f] = {g for g, names in exported.items() if g != f and
-                    any(re.search(rf"\b{n}\b", t) for n in names)}
+                    any(re.search(rf"(?<![.>\w]){n}{after}", t) for n in names)}
     return graph
 
 
@@ -88,3 +92,32 @@ def test_the_graph_sees_what_drivers_call():
     assert "kernel/console.c" in graph["drivers/platform/uart16550.c"]
     assert "kernel/arch/irq.c" in graph["drivers/platform/ps2_keyboard.c"]
     assert "kernel/arch/irq.c" in graph["drivers/platform/pic8259.c"]
+
+
+ALL_C = sorted(os.path.relpath(p, ROOT) for pattern in ("kernel/**/*.c", "drivers/**/*.c")
+               for p in glob.glob(os.path.join(ROOT, pattern), recursive=True))
+
+
+def test_no_call_circle_between_any_two_files():
+    """Every floor calls only down (or hands a function over): no file of
+    kernel/ or drivers/ reaches itself again through the calls it makes."""
+    graph = call_graph(ALL_C, calls_only=True)
+    circle = find_circle(graph)
+    assert circle is None, "call circle: " + " -> ".join(circle)
+    # Not blind either: the shell calls the tick, the tick the clock events.
+    assert "kernel/time/tick.c" in graph["kernel/shell/cmd_time.c"]
+    assert "kernel/time/clockevents.c" in graph["kernel/time/tick.c"]
+
+
+def test_no_include_circle_between_headers():
+    headers = sorted(os.path.relpath(p, os.path.join(ROOT, "include"))
+                     for p in glob.glob(os.path.join(ROOT, "include", "**", "*.h"), recursive=True))
+    graph = {}
+    for h in headers:
+        with open(os.path.join(ROOT, "include", h), encoding="utf-8") as f:
+            incs = re.findall(r'^#include "([^"]+)"', f.read(), re.M)
+        here = os.path.dirname(h)
+        graph[h] = {os.path.normpath(os.path.join(here, i)) if i.startswith("..") else i
+                    for i in incs} & set(headers)
+    circle = find_circle(graph)
+    assert circle is None, "include circle: " + " -> ".join(circle)
