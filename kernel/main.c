@@ -53,7 +53,7 @@ void kmain(uint32_t magic, uint32_t mbi_addr)
 	idt_init();                     /* every vector -> boot/vectors.asm */
 	pic_init();                     /* IRQs at 0x20..0x2F, all masked */
 	kprintf("\n%s\n", lull_build_info);
-	cmdline_parse(&boot_cmdline,    /* options record their values */
+	cmdline_parse(&boot_cmdline,    /* each option applies itself (see cmdline.h) */
 	              (boot_info->flags & MULTIBOOT_INFO_CMDLINE) ? (const char *)boot_info->cmdline : "");
 	cpu_identify();                 /* CPUID, if the CPU has it */
 	paging_init(ram_bytes());       /* identity map; stray pointers fault */
