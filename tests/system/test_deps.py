@@ -37,7 +37,10 @@ def path_without(tmp_path):
 
 def run(args, path, tmp_path, **env):
     """Run a command in the tree with this PATH; return (status, output lines)."""
-    full_env = {k: v for k, v in os.environ.items() if k not in ("NO_DEPS", "MAKEFLAGS", "MFLAGS")}
+    # Not make's own variables either: under `make test` MAKELEVEL > 0 makes
+    # the inner make print "Entering directory" lines around its message.
+    full_env = {k: v for k, v in os.environ.items()
+                if k not in ("NO_DEPS", "MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
     full_env.update(PATH=path, **env)
     p = subprocess.run(args, cwd=ROOT, env=full_env, capture_output=True, text=True, timeout=60)
     return p.returncode, [l for l in (p.stdout + p.stderr).splitlines() if l.strip()]
