@@ -273,6 +273,10 @@ def vm(boot):
 # caused it, so a test that only passes the second time is still seen.
 # (pytest-rerunfailures, Debian's python3-pytest-rerunfailures.)
 TIMING_RERUNS = 1
+# More reruns than this in one run fails it, even if every rerun passed: a
+# few host stalls per suite are normal here (0-1 in a full run on an idle
+# 2-core machine); a handful means something in lull has become flaky.
+MAX_RERUNS_PER_RUN = 3
 
 
 def pytest_configure(config):
@@ -298,10 +302,25 @@ def first_failure_message(report):
     return f"{where}: {message[0] if message else '(no message)'}"
 
 
+def reruns_of(session_or_config):
+    config = getattr(session_or_config, "config", session_or_config)
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    return reporter.stats.get("rerun", []) if reporter else []
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session, exitstatus):
+    if len(reruns_of(session)) > MAX_RERUNS_PER_RUN and exitstatus == pytest.ExitCode.OK:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
 def pytest_terminal_summary(terminalreporter):
     reruns = terminalreporter.stats.get("rerun", [])
     if not reruns:
         return
+    if len(reruns) > MAX_RERUNS_PER_RUN:
+        terminalreporter.line(f"FAILED: {len(reruns)} reruns, more than the "
+                              f"{MAX_RERUNS_PER_RUN} conftest.py allows in one run", red=True)
     terminalreporter.section(f"{len(reruns)} rerun(s) of timing tests, each with the failure "
                              "that caused it", sep="=", yellow=True)
     for report in reruns:

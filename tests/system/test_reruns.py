@@ -54,3 +54,38 @@ def test_only_timing_tests_rerun_and_every_rerun_is_listed(tmp_path):
                for l in reruns), out
     assert any("test_timing_fails_twice" in l and "drift 40 ms" in l for l in reruns), out
     assert not any("test_not_timing_fails" in l for l in reruns), out
+
+
+MANY_FLAKY = '''\
+import os
+import pytest
+
+
+@pytest.mark.timing
+@pytest.mark.parametrize("n", range({n}))
+def test_flaky(n):
+    mark = os.path.join(os.path.dirname(__file__), f"ran{{n}}")
+    first = not os.path.exists(mark)
+    open(mark, "w").close()
+    assert not first, "a host stall"
+'''
+
+
+def run_suite(tmp_path, text):
+    shutil.copy(os.path.join(ROOT, "tests", "system", "conftest.py"), tmp_path)
+    (tmp_path / "test_suite.py").write_text(text)
+    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "."],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=60)
+
+
+def test_too_many_reruns_fail_the_run_even_if_each_passed(tmp_path):
+    import conftest
+    limit = conftest.MAX_RERUNS_PER_RUN
+    within, over = tmp_path / "within", tmp_path / "over"
+    within.mkdir()
+    over.mkdir()
+    p = run_suite(within, MANY_FLAKY.format(n=limit))
+    assert p.returncode == 0, p.stdout
+    p = run_suite(over, MANY_FLAKY.format(n=limit + 1))
+    assert p.returncode == 1, p.stdout
+    assert f"{limit + 1} reruns, more than the {limit}" in p.stdout, p.stdout
