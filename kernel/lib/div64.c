@@ -69,12 +69,14 @@ int64_t __divdi3(int64_t n, int64_t d)
 	bool neg = (n < 0) != (d < 0);
 	uint64_t q = __udivdi3(n < 0 ? -(uint64_t)n : (uint64_t)n,
 	                       d < 0 ? -(uint64_t)d : (uint64_t)d);
-	return neg ? -(int64_t)q : (int64_t)q;
+	/* Negated as unsigned: INT64_MIN / 1 has q = 2^63, which -(int64_t)q
+	 * would overflow; the conversion back wraps (GCC's defined behaviour). */
+	return (int64_t)(neg ? -q : q);
 }
 
 int64_t __moddi3(int64_t n, int64_t d)
 {
 	uint64_t r = __umoddi3(n < 0 ? -(uint64_t)n : (uint64_t)n,
 	                       d < 0 ? -(uint64_t)d : (uint64_t)d);
-	return n < 0 ? -(int64_t)r : (int64_t)r;
+	return (int64_t)(n < 0 ? -r : r);
 }

@@ -20,6 +20,8 @@
 #include "time/tick.h"
 #include "time/timekeeping.h"
 #include "time/timer.h"
+#include "time/trace.h"
+#include "time/wakeups.h"
 #include "arch/irq.h"
 
 extern bool host_irqs_disabled;
@@ -465,6 +467,120 @@ static void test_across_the_32bit_wrap(void **state)
 	finish_and_check_none_lost();
 }
 
+/* ------------------------------------------------ what the tick traces */
+
+static void expect_event(unsigned i, enum trace_kind kind, uint64_t t_ns)
+{
+	assert_true(i < trace_buf.count);
+	assert_int_equal(trace_buf.ev[i].kind, kind);
+	assert_int_equal(trace_buf.ev[i].t_ns, t_ns);
+}
+
+/* While `trace` records, each idle entry, tick interrupt and idle exit is
+ * one event, in order, saying what the tick did: a periodic idle tick is
+ * enter (no skip), interrupt, exit by the tick; a tickless sleep is an
+ * enter with the skip, the sleep and the timer that chose it, then the
+ * device's interrupt and an exit charged to that timer; a sleep cut short
+ * by another device's interrupt ends in an exit with its vector and no
+ * tick interrupt. */
+static void test_trace_records_what_the_tick_did(void **state)
+{
+	(void)state;
+	static struct timer t;
+	timer_init(&t, nop_timer, "traced");
+	for (unsigned i = 0; i < NTIMERS; i++) {
+		timer_del(&probes[i].t);
+		hrtimer_cancel(&probes[i].h);
+		probes[i].armed = 0;
+	}
+	assert_int_equal(tick_set_device("long"), 0);
+	set_hz(250);
+	assert_int_equal(tick_set_mode(TICK_MODE_PERIODIC), 0);
+	host_irqs_disabled = true;
+	fake_ns = dev_next;
+	deliver(VEC_DEV);
+
+	/* Three periodic ticks of an idle CPU: three events each. */
+	trace_start(fake_ns);
+	for (unsigned k = 0; k < 3; k++) {
+		uint64_t enter = fake_ns;
+		tick_idle_enter();
+		fake_ns = dev_next;
+		deliver(VEC_DEV);
+		tick_idle_exit();
+		expect_event(3 * k, TRACE_IDLE_ENTER, enter);
+		assert_int_equal(trace_buf.ev[3 * k].cause, TICK_LIMIT_NONE);
+		assert_int_equal(trace_buf.ev[3 * k].skip, 0);
+		assert_int_equal(trace_buf.ev[3 * k].sleep_ns, 0);
+		expect_event(3 * k + 1, TRACE_TIMER_IRQ, fake_ns);
+		assert_string_equal(trace_buf.ev[3 * k + 1].name, "long");
+		expect_event(3 * k + 2, TRACE_IDLE_EXIT, fake_ns);
+		assert_int_equal(trace_buf.ev[3 * k + 2].cause, WAKE_TICK);
+	}
+	assert_int_equal(trace_buf.count, 9);
+
+	/* Tickless, a timer 100 ticks out: one skip of 100 ticks to it. */
+	assert_int_equal(tick_set_mode(TICK_MODE_TICKLESS), 0);
+	fake_ns = dev_next;
+	deliver(VEC_DEV);                   /* just past a boundary */
+	exp_advance();
+	timer_mod(&t, jiffies + 100);
+	uint64_t due = exp_boundary + 100 * exp_period;
+	trace_start(fake_ns);
+	uint64_t enter = fake_ns;
+	tick_idle_enter();
+	assert_true(this_tick()->stopped);
+	/* Device ticks and the fake clock round apart by a few ns. */
+	uint64_t wake = dev_next;
+	assert_true(wake + 2 >= due && wake <= due + 2);
+	fake_ns = wake;
+	deliver(VEC_DEV);
+	tick_idle_exit();
+	assert_int_equal(trace_buf.count, 3);
+	expect_event(0, TRACE_IDLE_ENTER, enter);
+	assert_int_equal(trace_buf.ev[0].cause, TICK_LIMIT_TIMER);
+	assert_int_equal(trace_buf.ev[0].skip, 100);
+	assert_true(enter + trace_buf.ev[0].sleep_ns + 2 >= due &&
+	            enter + trace_buf.ev[0].sleep_ns <= due + 2);
+	assert_string_equal(trace_buf.ev[0].name, "traced");
+	expect_event(1, TRACE_TIMER_IRQ, wake);
+	expect_event(2, TRACE_IDLE_EXIT, wake);
+	assert_int_equal(trace_buf.ev[2].cause, WAKE_TIMER);
+	assert_string_equal(trace_buf.ev[2].name, "traced");
+	assert_false(timer_pending(&t));    /* it ran on that interrupt */
+
+	/* The same sleep, cut short after 1 ms by another device. */
+	fake_ns = dev_next;
+	deliver(VEC_DEV);
+	timer_mod(&t, jiffies + 100);
+	trace_start(fake_ns);
+	enter = fake_ns;
+	tick_idle_enter();
+	assert_true(this_tick()->stopped);
+	fake_ns += NSEC_PER_MSEC;
+	deliver(VEC_OTHER);
+	tick_idle_exit();
+	assert_int_equal(trace_buf.count, 2);
+	expect_event(0, TRACE_IDLE_ENTER, enter);
+	assert_int_equal(trace_buf.ev[0].cause, TICK_LIMIT_TIMER);
+	assert_int_equal(trace_buf.ev[0].skip, 100);
+	expect_event(1, TRACE_IDLE_EXIT, fake_ns);
+	assert_int_equal(trace_buf.ev[1].cause, WAKE_IRQ);
+	assert_int_equal(trace_buf.ev[1].vector, VEC_OTHER);
+
+	/* Stopped, it records nothing more. */
+	trace_stop();
+	tick_idle_enter();
+	fake_ns = dev_next;
+	deliver(VEC_DEV);
+	tick_idle_exit();
+	assert_int_equal(trace_buf.count, 2);
+	assert_int_equal(trace_buf.dropped, 0);
+	timer_del(&t);
+	host_irqs_disabled = false;
+	check_jiffies_exact();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -473,6 +589,7 @@ int main(void)
 		cmocka_unit_test(test_tickless_programs_the_deadline),
 		cmocka_unit_test(test_random_mixture),
 		cmocka_unit_test(test_across_the_32bit_wrap),
+		cmocka_unit_test(test_trace_records_what_the_tick_did),
 	};
 	return cmocka_run_group_tests(tests, setup_machine, NULL);
 }

@@ -1,0 +1,159 @@
+"""Paths of the shell, the Makefile and the boot menu that no other module
+covers: `tick` and `every` with no argument, `every off` with nothing
+pending, what `make clean` removes, QEMU_EXTRA reaching QEMU, every GRUB
+menu entry past the first two (chosen with arrow keys on the serial
+console, as a person would), and a kernel built with another HZ.
+
+(A NULL-pointer fault is not tried: no command dereferences page 0;
+`fault pf` reads an unmapped high address and test_exceptions covers it.)
+"""
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import tempfile
+
+import pytest
+
+from conftest import BUILD, ROOT
+
+GRUB_CFG = os.path.join(ROOT, "boot", "grub.cfg")
+DOWN = "\x1b[B"                 # the Down arrow, as a VT100 terminal sends it
+
+
+def lines(out):
+    return out.replace("\r", "").splitlines()
+
+
+def built_hz(vm):
+    """The HZ the booted kernel was built with, from `version`."""
+    return int(re.search(r"built with HZ=(\d+)\)", vm.cmd("version")).group(1))
+
+
+def make_dry_run(*args):
+    """`make -n ARGS` in the source tree: the commands make would run."""
+    r = subprocess.run(["make", "-n", "--no-print-directory", f"BUILD={BUILD}", *args],
+                       cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stdout + r.stderr
+    return r.stdout
+
+
+# ---------------------------------------------------------------- shell
+
+def test_tick_and_every_without_arguments(vm):
+    hz = built_hz(vm)
+    tick = lines(vm.cmd("tick"))
+    assert len(tick) == 1 and re.fullmatch(rf"tick: tickless on [a-z0-9-]+, HZ={hz}", tick[0]), tick
+    assert lines(vm.cmd("every")) == ["every: off"]
+    # Stopping what never started is quiet and changes nothing.
+    assert lines(vm.cmd("every off")) == []
+    assert lines(vm.cmd("every")) == ["every: off"]
+    # Started, it is reported; stopped, it is off again.
+    assert lines(vm.cmd("every 100")) == []
+    assert lines(vm.cmd("every")) == ["every: 100 ms"]
+    assert lines(vm.cmd("every off")) == []
+    assert lines(vm.cmd("every")) == ["every: off"]
+    assert lines(vm.cmd("every off")) == []
+
+
+# ---------------------------------------------------------------- Makefile
+
+def test_make_clean_removes_only_the_build_dir_and_gdbinit():
+    # As a user types it: no BUILD on the command line or in the environment.
+    env = {k: v for k, v in os.environ.items() if k != "BUILD"}
+    r = subprocess.run(["make", "-n", "--no-print-directory", "clean"], cwd=ROOT, env=env,
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stdout + r.stderr
+    cmds = [l for l in r.stdout.splitlines() if l.strip()]
+    assert cmds == ["rm -rf build .gdbinit"], cmds
+    # And a BUILD=DIR build is cleaned with the same BUILD.
+    assert make_dry_run("clean").split() == ["rm", "-rf", BUILD, ".gdbinit"]
+
+
+def test_qemu_extra_reaches_qemu():
+    out = make_dry_run("run", "QEMU_EXTRA=-machine q35")
+    qemu = [shlex.split(l) for l in out.splitlines() if "qemu-system-i386" in l]
+    assert len(qemu) == 1, out
+    argv = qemu[0]
+    i = argv.index("-machine")
+    assert argv[i + 1] == "q35", argv
+    assert os.path.join(BUILD, "lull.iso") in argv or f"{BUILD}/lull.iso" in argv
+
+
+# ---------------------------------------------------------------- GRUB menu
+
+def grub_entries():
+    """(index, title, boot options) of every menu entry in boot/grub.cfg."""
+    with open(GRUB_CFG) as f:
+        text = f.read()
+    found = re.findall(r'menuentry "([^"]*)" \{\s*multiboot /boot/lull\.elf *([^\n]*)\n', text)
+    return [(i, title, opts.strip()) for i, (title, opts) in enumerate(found)]
+
+
+ENTRIES = grub_entries()
+
+
+def test_grub_cfg_has_the_entries_tested_here():
+    assert len(ENTRIES) >= 10, ENTRIES
+    assert ENTRIES[0][2] == "" and ENTRIES[1][2] == "selftest"
+
+
+# What each boot option must change, seen from `tick` ({hz}: the build's).
+TICK_OF_OPTION = {
+    "tick=periodic": r"tick: periodic on [a-z0-9-]+, HZ={hz}",
+    "dyntick=enable": r"tick: dyntick on pit, HZ={hz}",
+    "dyntick=enable,forceapic": r"tick: dyntick on lapic, HZ={hz}",
+    "tick=tickless": r"tick: tickless on [a-z0-9-]+, HZ={hz}",
+    "hz=100": r"tick: tickless on [a-z0-9-]+, HZ=100",
+    "hz=250": r"tick: tickless on [a-z0-9-]+, HZ=250",
+    "hz=1000": r"tick: tickless on [a-z0-9-]+, HZ=1000",
+}
+
+
+@pytest.mark.parametrize("index, title, opts", ENTRIES[2:],
+                         ids=[e[2] or str(e[0]) for e in ENTRIES[2:]])
+def test_grub_entry(boot, index, title, opts):
+    vm = boot(iso=True, wait_prompt=False)
+    # The whole menu is drawn on the serial port; the countdown stops at
+    # the first key.
+    vm.expect_exact(ENTRIES[-1][1], timeout=30)
+    vm.send(DOWN * index)
+    vm.send("\r")
+    if opts == "floor":
+        vm.expect_exact("floor: all timers stopped, halting", timeout=30)
+        # Halted for good: no prompt comes.
+        with pytest.raises(AssertionError):
+            vm.wait_prompt(timeout=3)
+        assert vm.alive()
+        return
+    vm.wait_prompt(timeout=30)
+    cmdline = lines(vm.cmd("cmdline"))
+    assert cmdline[0] == f"command line: {opts}", cmdline
+    assert f"  {opts}  (ok)" in cmdline, cmdline
+    build_hz = built_hz(vm)
+    tick = lines(vm.cmd("tick"))
+    want = TICK_OF_OPTION[opts].replace("{hz}", str(build_hz))
+    assert len(tick) == 1 and re.fullmatch(want, tick[0]), (want, tick)
+    if opts.startswith("hz="):
+        hz = int(opts[3:])
+        assert lines(vm.cmd("hz")) == [f"HZ={hz} (tick every {1000000 // hz} us)"]
+
+
+# ---------------------------------------------------------------- build-time HZ
+
+@pytest.mark.parametrize("hz", [100, 1000])
+def test_build_time_hz(boot, hz):
+    build = tempfile.mkdtemp(prefix=f"lull-hz{hz}-")
+    try:
+        r = subprocess.run(["make", "-s", f"-j{os.cpu_count() or 1}", f"BUILD={build}",
+                            f"HZ={hz}", "all"], cwd=ROOT, capture_output=True, text=True,
+                           timeout=300)
+        assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
+        vm = boot(elf=os.path.join(build, "lull.elf"))
+        version = lines(vm.cmd("version"))
+        assert len(version) == 1 and version[0].endswith(f"built with HZ={hz})"), version
+        assert lines(vm.cmd("hz")) == [f"HZ={hz} (tick every {1000000 // hz} us)"]
+        assert re.fullmatch(rf"tick: tickless on [a-z0-9-]+, HZ={hz}", lines(vm.cmd("tick"))[0])
+    finally:
+        shutil.rmtree(build, ignore_errors=True)
