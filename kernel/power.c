@@ -18,15 +18,20 @@
 /* Give the 8042 this long to pull RESET before trying something else. */
 #define RESET_WAIT_SPINS 10000000
 
+/* Each attempt is announced before it is made, so the last line in the
+ * serial log names the one that reset the machine: from outside they look
+ * alike (under QEMU's -no-reboot every reset, a triple fault too, is an
+ * exit with status 0). */
 __noreturn void machine_reboot(void)
 {
-	kprintf("reboot: resetting (ACPI reset register, else the 8042 keyboard controller)\n");
+	kprintf("reboot: resetting (ACPI reset register, else the 8042, else a triple fault)\n");
 	cli();
-	acpi_reset();                           /* returns only if it failed */
+	acpi_reset();                           /* announces itself; returns only if it failed */
+	kprintf("reboot: 8042 pulse (the keyboard controller's reset line)\n");
 	i8042_pulse_reset();
 	for (volatile unsigned i = 0; i < RESET_WAIT_SPINS; i++)
 		;
-	kprintf("reboot: 8042 reset did not happen; forcing a triple fault\n");
+	kprintf("reboot: triple fault (the 8042 did not reset the machine)\n");
 	static const struct __packed { uint16_t limit; uint32_t base; } no_idt = { 0, 0 };
 	__asm__ __volatile__("lidt %0; int3" :: "m"(no_idt));
 	halt_forever();

@@ -497,6 +497,8 @@ int acpi_reset(void)
 		kprintf("acpi: reset register is not an I/O port (space %u); unsupported\n", acpi.reset_space);
 		return -ENODEV;
 	}
+	kprintf("acpi: reset register: writing 0x%02x to port 0x%x\n",
+	        acpi.reset_value, (unsigned)acpi.reset_addr);
 	outb((uint16_t)acpi.reset_addr, acpi.reset_value);
 	acpi_settle();
 	kprintf("acpi: still running after writing the reset register\n");

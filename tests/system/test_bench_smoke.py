@@ -1,10 +1,17 @@
 """`make bench` must not rot: a tiny run of bench/bench.py (two lull rows,
-1 s idle windows, no Linux guests) writes its table, CSV and pictures.
+1 s idle windows, no Linux guests) writes its table, CSV and pictures, and
+what they say is what lull does.
 
 It writes to build/test-bench/, not build/bench/, so a test run never
-overwrites the results of a real `make bench`."""
+overwrites the results of a real `make bench`.
+
+The ranges are loose on purpose (a smoke run under TCG, on a host that may
+be busy), but each one is a range a broken bench or a broken lull falls
+out of: a column filled from the wrong field, a tick that does not stop, a
+latency loop that never ran."""
 import csv
 import os
+import re
 import subprocess
 import sys
 
@@ -13,6 +20,46 @@ import pytest
 from conftest import BUILD, ROOT
 
 CONFIGS = ["periodic-250", "tickless-lapic"]
+HZ = 250
+TICK_US = 1_000_000 // HZ
+# What `dyntick` must report for each row (bench.py's Config.expect).
+TICK = {"periodic-250": "mode: periodic, device: lapic, HZ=250",
+        "tickless-lapic": "mode: tickless, device: lapic, HZ=250"}
+# `latency 1000 1000` in --quick; in periodic mode hrtimers run at the tick,
+# so bench.latency_count() takes 1 s worth of ticks instead.
+LAT_N = {"periodic-250": HZ, "tickless-lapic": 1000}
+
+
+def host_cpu_model():
+    with open("/proc/cpuinfo") as f:
+        m = re.search(r"^model name\s*:\s*(.+)$", f.read(), re.M)
+    return m.group(1) if m else None
+
+
+def num(row, key):
+    """A CSV cell as a number; fails, naming the column, if it is not one."""
+    try:
+        return float(row[key])
+    except (TypeError, ValueError):
+        raise AssertionError(f"{row['config']}: {key} is {row[key]!r}, not a number") from None
+
+
+def md_rows(md):
+    """The main table of results.md: {configuration: {header: cell}}."""
+    lines = [ln for ln in md.splitlines() if ln.startswith("| ")]
+    header = [c.strip() for c in lines[0].strip("|").split("|")]
+    assert header[0] == "configuration", lines[0]
+    rows = {}
+    for ln in lines[1:]:
+        cells = [c.strip() for c in ln.strip("|").split("|")]
+        if cells[0] == "configuration":     # the next table starts
+            break
+        rows[cells[0]] = dict(zip(header, cells))
+    return rows
+
+
+def close(a, b, rel=0.02, abs_=0.011):
+    return abs(a - b) <= max(abs_, rel * abs(b))
 
 
 @pytest.mark.timing
@@ -20,25 +67,84 @@ def test_bench_quick_run_writes_table_csv_and_pictures():
     out = os.path.join(BUILD, "test-bench")
     r = subprocess.run([sys.executable, os.path.join(ROOT, "bench", "bench.py"), "--quick", "--no-linux",
                         "--idle", "1", "--only", ",".join(CONFIGS), "--out", out],
-                       capture_output=True, text=True, timeout=120, env=dict(os.environ, BUILD=BUILD))
+                       capture_output=True, text=True, timeout=120,
+                       env=dict(os.environ, BUILD=BUILD, ACCEL="tcg"))
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     assert "bench: [2/2] tickless-lapic" in r.stdout, r.stdout
 
     with open(os.path.join(out, "results.csv")) as f:
         rows = {row["config"]: row for row in csv.DictReader(f)}
     assert sorted(rows) == sorted(CONFIGS)
+    qemu_version = subprocess.run(["qemu-system-i386", "--version"], capture_output=True,
+                                  text=True).stdout.splitlines()[0]
+    cpu = host_cpu_model()
     for name, row in rows.items():
         assert row["status"] == "ok", row
-        assert row["accel"] and row["cpu_model"] == "qemu32" and row["host_cpu"] and row["qemu_version"]
-        assert int(row["lat_p99_us"]) >= int(row["lat_p50_us"]), row
-    # Loose on purpose: a smoke run, on a machine that may be busy.
-    assert 200 <= float(rows["periodic-250"]["wakeups_per_s"]) <= 300
-    assert float(rows["tickless-lapic"]["wakeups_per_s"]) < 5
-    assert float(rows["periodic-250"]["cpu_ms_per_s"]) > float(rows["tickless-lapic"]["cpu_ms_per_s"])
+        # The machine: what this host and this QEMU really are.
+        assert row["accel"] == "tcg" and row["cpu_model"] == "qemu32", row
+        assert row["qemu_version"] == qemu_version, row
+        assert row["host_cpu"] == f"{cpu}, {os.cpu_count()} cores", row
+        # The boot options gave the mode asked for.
+        assert row["tick"] == TICK[name], row
+        # One 1 s idle window, as asked.
+        assert int(row["reps"]) == 1, row
+        assert 0.9 <= num(row, "idle_s") <= 1.5, row
+        assert 50 <= num(row, "halted_pct") <= 100, row
+        # Latency: the loop ran as many samples as asked; the figures are
+        # microseconds, ordered, and below a tick past the period.
+        assert int(row["lat_n"]) == LAT_N[name], row
+        lat = {k: num(row, f"lat_{k}_us") for k in ("min", "avg", "p50", "p99", "max")}
+        assert 0 <= lat["min"] <= lat["p50"] <= lat["p99"] <= lat["max"], lat
+        assert lat["min"] <= lat["avg"] <= lat["max"], lat
+        assert lat["p99"] < 20_000, lat         # lull's histogram ends at 20 ms
+        # Sleeps return late by at most a few ms (a tick, and the host's
+        # timing noise), never clearly early.
+        for ms in (10, 100, 1000):
+            assert -3 < num(row, f"sleep{ms}_late_ms") < 100, (ms, row)
+        # Drift over a 1 s window: guest and host clocks agree.
+        assert abs(num(row, "drift_ms")) < 100, row
+        # Boot: QEMU prints its first byte, then lull reaches its prompt.
+        assert 0 < num(row, "first_byte_s") < num(row, "boot_s") < 10, row
 
+    periodic, tickless = rows["periodic-250"], rows["tickless-lapic"]
+    # Wakeups: HZ a second when periodic; next to none when tickless.
+    assert 0.8 * HZ <= num(periodic, "wakeups_per_s") <= 1.2 * HZ, periodic
+    assert num(tickless, "wakeups_per_s") < 5, tickless
+    m = re.match(r"(\d+\.\d+)/s tick\b", periodic["top_causes"])
+    assert m and 0.8 * HZ <= float(m.group(1)) <= 1.2 * HZ, periodic["top_causes"]
+    assert " tick" not in tickless["top_causes"], tickless["top_causes"]
+    # The host pays for every tick.
+    assert num(periodic, "cpu_ms_per_s") > 0, periodic
+    assert num(periodic, "cpu_ms_per_s") > num(tickless, "cpu_ms_per_s"), (periodic, tickless)
+    # Latency: hrtimers wait for the next tick in periodic mode (a 1 ms
+    # period on a 4 ms tick: about 3 ms late); tickless programs the timer
+    # for each expiry and is well under one tick late.
+    assert 0.5 * (TICK_US - 1000) <= num(periodic, "lat_p50_us") <= 2 * TICK_US, periodic
+    assert num(tickless, "lat_p50_us") < TICK_US / 4, tickless
+    # The ISO boot (GRUB's 2 s menu timeout included) is timed in the
+    # tickless-lapic row only.
+    assert 2 < num(tickless, "boot_iso_s") < 60, tickless
+    assert periodic["boot_iso_s"] == "", periodic
+
+    # results.md shows the same numbers as results.csv.
     with open(os.path.join(out, "results.md")) as f:
         md = f.read()
+    assert f"- **host CPU**: {cpu}, {os.cpu_count()} cores" in md, md
+    table = md_rows(md)
+    assert sorted(table) == sorted(CONFIGS), md
     for name in CONFIGS:
-        assert f"| {name} | tcg | qemu32 |" in md, md
+        cells, row = table[name], rows[name]
+        assert cells["accel"] == "tcg" and cells["guest CPU"] == "qemu32", cells
+        assert close(float(cells["wakeups/s"]), num(row, "wakeups_per_s")), (cells, row)
+        assert close(float(cells["host CPU ms per idle s"]), num(row, "cpu_ms_per_s")), (cells, row)
+        assert cells["latency p50/p99/max µs"] == \
+            f"{row['lat_p50_us']} / {row['lat_p99_us']} / {row['lat_max_us']}", (cells, row)
+        late = [float(x) for x in cells["sleep 10/100/1000 late ms"].split(" / ")]
+        assert all(close(late[i], num(row, f"sleep{ms}_late_ms"), abs_=0.051)
+                   for i, ms in enumerate((10, 100, 1000))), (cells, row)
+        assert close(float(cells["drift ms"]), num(row, "drift_ms"), abs_=0.0051), (cells, row)
+        assert cells["boot s"].startswith(f"{num(row, 'boot_s'):.2f} "), (cells, row)
     for png in ("wakeups.png", "hostcpu.png", "latency.png", "timeline.png"):
-        assert os.path.getsize(os.path.join(out, png)) > 1000, png
+        with open(os.path.join(out, png), "rb") as f:
+            data = f.read()
+        assert data.startswith(b"\x89PNG\r\n\x1a\n") and len(data) > 1000, png
