@@ -24,6 +24,47 @@ def dyntick_status(vm):
     return out
 
 
+def build_hz(vm):
+    """HZ the kernel was built with (the `version` line), not a literal 250."""
+    return int(re.search(r"built with HZ=(\d+)", vm.cmd("version")).group(1))
+
+
+CLOCKEVENT_RE = re.compile(r"^([* ]) (\S+)\s+rating \d+\s+\S+\s+min [\d.]+ us\s+"
+                           r"max ([\d.]+) (s|ms)\s+events (\d+)$", re.M)
+
+
+def clockevents(vm):
+    """The `clockevent` list: (tick device, {name: events}, {name: max delta in s})."""
+    out = vm.cmd("clockevent").replace("\r", "")
+    rows = CLOCKEVENT_RE.findall(out)
+    assert rows, out
+    current = [name for star, name, *_ in rows if star == "*"]
+    assert len(current) == 1, out
+    events = {name: int(n) for _, name, _, _, n in rows}
+    max_s = {name: float(v) / (1000 if unit == "ms" else 1) for _, name, v, unit, _ in rows}
+    return current[0], events, max_s
+
+
+def clocksource_in_use(vm):
+    """(name, wrap interval in s) of the clocksource marked `*`."""
+    out = vm.cmd("clocksource").replace("\r", "")
+    m = re.search(r"^\* (\S+)\s+rating \d+\s+([\d.]+) MHz\s+(\d+) bits", out, re.M)
+    assert m, out
+    return m.group(1), 2 ** int(m.group(3)) / (float(m.group(2)) * 1e6)
+
+
+def assert_tick_state(vm, mode, hz, device, clocksource):
+    """Every status line agrees that this is the tick now."""
+    assert vm.cmd("tick").strip() == f"tick: {mode} on {device}, HZ={hz}"
+    assert vm.cmd("hz").strip() == f"HZ={hz} (tick every {1_000_000 // hz} us)"
+    out = dyntick_status(vm).replace("\r", "")
+    assert f"enabled:\t{0 if mode == 'periodic' else 1}\n" in out, out
+    assert f"mode: {mode}, device: {device}," in out, out
+    assert f"at HZ={hz}\n" in out, out
+    assert clocksource_in_use(vm)[0] == clocksource
+    assert clockevents(vm)[0] == device
+
+
 # ------------------------------------------- the 2005 dyntick patch
 
 def test_patch_boot_messages_default(vm):
@@ -38,7 +79,8 @@ def test_patch_boot_messages_default(vm):
 def test_patch_status_lines_exact(vm):
     out = dyntick_status(vm).replace("\r", "")
     assert out.startswith("suitable:\t1\nenabled:\t1\nusing APIC:\t1\n"), repr(out)
-    assert re.search(r"mode: tickless, device: lapic, max skip: \d+ ticks at HZ=250", out)
+    hz = build_hz(vm)
+    assert re.search(rf"mode: tickless, device: lapic, max skip: \d+ ticks at HZ={hz}", out)
     assert re.search(r"skips: \d+, ticks skipped: \d+, catch-ups: \d+, longest skip: \d+ ticks", out)
 
 
@@ -116,6 +158,58 @@ def test_tickless_with_nothing_pending_sleeps_long(boot, device):
     rate, m = idle(vm, 4)
     assert rate <= 1.0, m.group(0)
     assert float(m.group(6)) > 99.0
+
+
+LONG_IDLE_S = 100
+
+
+def long_idle(vm):
+    """idle LONG_IDLE_S under -icount sleep=off: (wakeups, max sleep in s).
+    The halted time is skipped, so the window costs little host time."""
+    h0 = time.monotonic()
+    _, m = idle(vm, LONG_IDLE_S)
+    assert time.monotonic() - h0 < LONG_IDLE_S / 4, "icount did not skip the idle time"
+    return int(m.group(2)), float(m.group(5)) / 1000, m.group(0)
+
+
+def sleep_limit(vm):
+    """The longest sleep lull may take with nothing armed: the tick device's
+    max delta (in dyntick: its max skip in whole ticks) or half the
+    clocksource's wrap interval, whichever is shorter."""
+    device, _, max_s = clockevents(vm)
+    _, wrap_s = clocksource_in_use(vm)
+    out = dyntick_status(vm)
+    m = re.search(r"mode: (\w+), device: \S+, max skip: (\d+) ticks at HZ=(\d+)", out)
+    assert m, out
+    device_s = int(m.group(2)) / int(m.group(3)) if m.group(1) == "dyntick" else max_s[device]
+    return min(device_s, wrap_s / 2)
+
+
+def assert_sleeps_to_the_limit(vm, limit_s):
+    """With nothing armed, every sleep of a long idle window is the limit."""
+    wakeups, max_sleep, line = long_idle(vm)
+    assert limit_s * 0.97 <= max_sleep <= limit_s * 1.01 + 0.001, (limit_s, line)
+    # About one wakeup per limit, and the window's own end.  (On the PIT a
+    # sleep often ends a few ms short of its 55 ms: 48 ms on average.)
+    assert wakeups <= LONG_IDLE_S / (limit_s * 0.85) + 2, (limit_s, line)
+
+
+# The tickless headline: nothing armed, so the CPU sleeps as long as the
+# hardware lets it.  Expected limits, QEMU's devices:
+@pytest.mark.timing
+@pytest.mark.parametrize("append, limit_s", [
+    ("", 68.7),                           # lapic: 32-bit count at 62.5 MHz
+    ("tick=dyntick", 68.7),               # the same, in whole ticks (17179 at HZ=250)
+    ("clockevent=hpet", 21.47),           # hpet: 32-bit comparator at 100 MHz
+    ("clocksource=acpi_pm", 2.34),        # half the 24-bit PM timer's 4.69 s wrap
+    ("tick=dyntick clocksource=acpi_pm", 2.34),   # the wrap limits dyntick too
+    ("clockevent=pit", 0.0549),           # the PIT's 16-bit counter
+])
+def test_tickless_idle_sleeps_as_long_as_the_device_allows(boot, append, limit_s):
+    vm = boot(append=append, icount=4)
+    limit = sleep_limit(vm)
+    assert limit == pytest.approx(limit_s, rel=0.01), limit
+    assert_sleeps_to_the_limit(vm, limit)
 
 
 @pytest.mark.timing
@@ -204,22 +298,75 @@ def test_alarm_clock_sleepers(boot, append):
         assert int(us) <= int(ms) * 1000 + 2e6 / hz + 20_000, (ms, us)
 
 
+# Each step and the state it must leave: (command, mode, HZ, tick device,
+# clocksource).  HZ None is the build's HZ.  The device follows the rule in
+# docs/dyntick.md: the named device if it can run the mode, else the best.
+SWITCH_STEPS = [
+    ("tick periodic", "periodic", None, "lapic", "tsc"),
+    ("hz 1000", "periodic", 1000, "lapic", "tsc"),
+    ("tick dyntick", "dyntick", 1000, "lapic", "tsc"),
+    ("hz 100", "dyntick", 100, "lapic", "tsc"),
+    ("tick tickless", "tickless", 100, "lapic", "tsc"),
+    ("dyntick on", "dyntick", 100, "lapic", "tsc"),
+    ("hz 250", "dyntick", 250, "lapic", "tsc"),
+    ("dyntick off", "periodic", 250, "lapic", "tsc"),
+    ("tick tickless", "tickless", 250, "lapic", "tsc"),
+    ("hz 1000", "tickless", 1000, "lapic", "tsc"),
+    ("clockevent hpet", "tickless", 1000, "hpet", "tsc"),
+    ("tick dyntick", "dyntick", 1000, "hpet", "tsc"),
+    ("clockevent pit", "dyntick", 1000, "pit", "tsc"),
+    ("hz 100", "dyntick", 100, "pit", "tsc"),
+    ("tick tickless", "tickless", 100, "pit", "tsc"),
+    ("clockevent lapic", "tickless", 100, "lapic", "tsc"),
+    ("clocksource acpi_pm", "tickless", 100, "lapic", "acpi_pm"),
+    ("dyntick on", "dyntick", 100, "lapic", "acpi_pm"),
+    ("hz 250", "dyntick", 250, "lapic", "acpi_pm"),
+    ("clocksource hpet", "dyntick", 250, "lapic", "hpet"),
+    ("tick periodic", "periodic", 250, "lapic", "hpet"),
+    ("tick tickless", "tickless", 250, "lapic", "hpet"),
+    ("clocksource tsc", "tickless", 250, "lapic", "tsc"),
+]
+
+
 @pytest.mark.timing
 def test_runtime_switches_in_every_order(boot):
     vm = boot()
+    build = build_hz(vm)
     vm.cmd("every 200")
-    steps = ["tick periodic", "hz 1000", "tick dyntick", "hz 100", "tick tickless",
-             "dyntick on", "hz 250", "dyntick off", "tick tickless", "hz 1000",
-             "clockevent hpet", "tick dyntick", "clockevent pit", "hz 100",
-             "tick tickless", "clockevent lapic", "dyntick on", "hz 250", "tick tickless"]
     last = 0.0
-    for step in steps:
-        assert vm.cmd(step).strip() == "", step
-        now, _, hz = uptime(vm)
+    for step, mode, hz, device, clocksource in SWITCH_STEPS:
+        hz = hz or build
+        out = vm.cmd(step).strip()
+        if step.startswith("clocksource "):
+            assert re.fullmatch(rf"clocksource: switched to {clocksource} \(rating \d+\)", out), \
+                (step, out)
+        else:
+            assert out == "", (step, out)
+        assert_tick_state(vm, mode, hz, device, clocksource)
+        now, _, uptime_hz = uptime(vm)
+        assert uptime_hz == hz, step
         assert now > last, step
         last = now
         out = vm.cmd("alarm 2 20", timeout=10)
         assert "in deadline order: yes; equal deadlines on the same tick: yes" in out, step
+
+        # The rate over a short idle window, and who took the interrupts.
+        _, before, _ = clockevents(vm)
+        rate, m = idle(vm, 1)
+        _, after, _ = clockevents(vm)
+        wakeups = int(m.group(2))
+        # The new tick device took the wakeups; no other device fires.
+        grew = {name: after[name] - before[name] for name in after}
+        assert grew[device] >= wakeups * 0.9, (step, grew, m.group(0))
+        assert all(n == 0 for name, n in grew.items() if name != device), (step, grew)
+        if mode == "periodic":
+            assert hz * 0.85 <= rate <= hz * 1.05, (step, m.group(0))
+        elif device == "pit":
+            # The PIT holds 55 ms: ~18 wakeups/s at most skip, plus the 200 ms timer.
+            assert 15 <= rate <= 27, (step, m.group(0))
+        else:
+            # Only the 200 ms timer (and the idle window's own end) wakes it.
+            assert 4 <= rate <= 8, (step, m.group(0))
     vm.cmd("wakeups reset")
     rate, _ = idle(vm, 2)
     assert 4 <= rate <= 6.5, rate   # the 200 ms timer survived it all
@@ -229,13 +376,23 @@ def test_runtime_switches_in_every_order(boot):
 # ------------------------------------------------------------ tools
 
 @pytest.mark.timing
-def test_busy_keeps_the_tick(boot):
-    vm = boot()
+@pytest.mark.parametrize("append", ["tick=dyntick", "tick=tickless"])
+def test_busy_keeps_the_tick(boot, append):
+    vm = boot(append=append)
+    hz = build_hz(vm)
+    device, before, _ = clockevents(vm)
     out = vm.cmd("busy 2", timeout=10)
-    n = int(re.search(r"jiffies advanced (\d+) \(HZ=250\)", out).group(1))
-    assert 475 <= n <= 525, out
+    device_after, after, _ = clockevents(vm)
+    assert device_after == device
+    n = int(re.search(rf"jiffies advanced (\d+) \(HZ={hz}\)", out).group(1))
+    assert 2 * hz * 0.95 <= n <= 2 * hz * 1.05, out
+    # jiffies are caught up from the clocksource on any interrupt, so they
+    # cannot tell a running tick from a stopped one: count the interrupts
+    # of the tick device itself.  2*HZ ticks, plus a few around the command.
+    ticks = after[device] - before[device]
+    assert 2 * hz * 0.9 <= ticks <= 2 * hz * 1.05 + 10, (device, ticks)
     out = vm.cmd("trace 1")
-    # Idle again: tickless means a handful of timer interrupts, not 250.
+    # Idle again: a handful of timer interrupts, not HZ.
     assert len(re.findall(r"^\d+,timer_irq,", out, re.M)) < 20
 
 
@@ -284,19 +441,38 @@ def test_bad_arguments_dyntick(vm, cmd):
 from conftest import MACHINE_SHAPES  # noqa: E402
 
 
+# What each shape's skipping modes reach with nothing armed: the tick device
+# and clocksource lull picks there, and the limit that gives.  Every shape
+# with a local APIC runs the tick on it, with the TSC as clocksource (no
+# wrap worth the name), so each sleeps the LAPIC's 68.7 s:
+SHAPE_TICK = {
+    "pc": ("lapic", "tsc"),             # hpet and acpi_pm present but lower rated
+    "q35": ("lapic", "tsc"),            # the same devices as pc
+    "pc-no-hpet": ("lapic", "tsc"),     # no hpet: still lapic + tsc
+    "isapc-pentium": ("lapic", "tsc"),  # no ACPI, no hpet: the pentium's APIC and TSC
+    "pentium3": ("lapic", "tsc"),       # pc with a P6 CPU
+    "isapc-486": ("pit", "pit"),        # no APIC, no TSC: periodic PIT only
+}
+
+
 @pytest.mark.timing
 @pytest.mark.parametrize("shape", sorted(MACHINE_SHAPES))
 def test_every_mode_on_every_machine(boot, shape):
-    vm = boot(**MACHINE_SHAPES[shape])
+    # -icount: the long idle windows below cost no host time.
+    vm = boot(icount=4, **MACHINE_SHAPES[shape])
+    hz = build_hz(vm)
     suitable = "suitable:\t1" in dyntick_status(vm).replace("\r", "")
     assert suitable == (shape != "isapc-486")
+    device, clocksource = SHAPE_TICK[shape]
     modes = ["periodic", "dyntick", "tickless"] if suitable else ["periodic"]
     for mode in modes:
         assert vm.cmd(f"tick {mode}").strip() == "", mode
+        assert_tick_state(vm, mode, hz, device, clocksource)
         out = vm.cmd("alarm 3 20", timeout=10)
         assert "in deadline order: yes; equal deadlines on the same tick: yes" in out, (mode, out)
-        rate, _ = idle(vm, 2)
         if mode == "periodic":
-            assert 250 * 0.95 <= rate <= 250 * 1.05, (mode, rate)
+            rate, _ = idle(vm, 2)
+            assert hz * 0.95 <= rate <= hz * 1.05, (mode, rate)
         else:
-            assert rate < 250 / 2, (mode, rate)      # it does skip ticks
+            assert sleep_limit(vm) == pytest.approx(68.7, rel=0.01)
+            assert_sleeps_to_the_limit(vm, sleep_limit(vm))
