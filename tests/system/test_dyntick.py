@@ -190,8 +190,9 @@ def assert_sleeps_to_the_limit(vm, limit_s):
     wakeups, max_sleep, line = long_idle(vm)
     assert limit_s * 0.97 <= max_sleep <= limit_s * 1.01 + 0.001, (limit_s, line)
     # About one wakeup per limit, and the window's own end.  (On the PIT a
-    # sleep often ends a few ms short of its 55 ms: 48 ms on average.)
-    assert wakeups <= LONG_IDLE_S / (limit_s * 0.85) + 2, (limit_s, line)
+    # sleep often ends a few ms short of its 55 ms: 45.7-48 ms on average
+    # over runs here, so a mean sleep of 3/4 of the limit is the bound.)
+    assert wakeups <= LONG_IDLE_S / (limit_s * 0.75) + 2, (limit_s, line)
 
 
 # The tickless headline: nothing armed, so the CPU sleeps as long as the
