@@ -48,7 +48,7 @@ const struct shell_command shell_commands[] = {
 	{ "every",    "[MS|off]",     "a periodic wheel timer every MS ms (1..3600000), or stop it", cmd_every },
 	{ "alarm",    "COUNT STEP_MS", "COUNT (1..16) pairs of sleepers STEP_MS (1..10000) apart; check wake order", cmd_alarm },
 	{ "keytimer", "MS",           "the next key's interrupt arms an MS ms timer (1..60000); report when it fires", cmd_keytimer },
-	{ "fault",    "ud|gp|pf|de",  "raise a CPU exception on purpose (shows the panic report)", cmd_fault },
+	{ "fault",    "ud|gp|pf|null|de", "raise a CPU exception on purpose (shows the panic report)", cmd_fault },
 };
 const unsigned shell_command_count = ARRAY_SIZE(shell_commands);
 
@@ -152,6 +152,8 @@ static int cmd_poweroff(int argc, char **argv)
 #define FAULT_UNMAPPED_ADDR 0xDEAD0000u
 /* A selector past the end of our 3-entry GDT: loading it is a #GP. */
 #define FAULT_BAD_SELECTOR  0x1230
+/* Page 0, unmapped at boot by paging_unmap_null_page(): a NULL pointer. */
+#define FAULT_NULL_ADDR     0x0u
 
 static int cmd_fault(int argc, char **argv)
 {
@@ -164,6 +166,14 @@ static int cmd_fault(int argc, char **argv)
 		__asm__ __volatile__("mov %0, %%ds" :: "r"(FAULT_BAD_SELECTOR));
 	} else if (strcmp(k, "pf") == 0) {
 		(void)*(volatile uint32_t *)FAULT_UNMAPPED_ADDR;
+	} else if (strcmp(k, "null") == 0) {
+		/* The empty asm hides the 0 from GCC.  A load it can see is from
+		 * NULL is undefined behaviour: at -O2 it keeps the volatile load
+		 * but puts ud2 after it and drops the rest, so "did not fault"
+		 * could never print (-fisolate-erroneous-paths-dereference). */
+		uint32_t null = FAULT_NULL_ADDR;
+		__asm__ __volatile__("" : "+r"(null));
+		(void)*(volatile uint32_t *)null;
 	} else if (strcmp(k, "de") == 0) {
 		volatile uint32_t zero = 0;
 		__asm__ __volatile__("divl %2" :: "a"(1u), "d"(0u), "r"(zero));

@@ -8,6 +8,7 @@ CASES = {
     "ud": (6, "#UD invalid opcode"),
     "gp": (13, "#GP general protection"),
     "pf": (14, "#PF page fault"),
+    "null": (14, "#PF page fault"),     # a read of address 0: page 0 is unmapped
     "de": (0, "#DE divide error"),
 }
 
@@ -27,6 +28,10 @@ def test_fault_prints_report_and_halts(vm, kind):
     assert re.search(r"backtrace: (0x[0-9a-f]{8} ?){2,}", report)
     if kind == "pf":
         assert "faulting address (CR2): 0xdead0000" in report
+        assert "page not present, read, kernel" in report
+    if kind == "null":
+        assert "faulting address (CR2): 0x00000000" in report
+        assert re.search(r"CR2: 0x00000000\b", report)
         assert "page not present, read, kernel" in report
     if kind == "gp":
         assert "error code: 0x00001230" in report
