@@ -3,24 +3,34 @@
  *
  * KTAP is the kernel's test-output format (Linux Documentation/dev-tools/
  * ktap.rst): a version line, a plan "1..N", then one "ok N name" or
- * "not ok N name" per test, with "# " diagnostic lines.  tests/system
- * parses it; a person can read it.
+ * "not ok N name" per test, with "# " diagnostic lines.  A test that could
+ * not be run says "ok N name # SKIP why": neither passed nor failed, and
+ * tests/system does not count it as a pass.  tests/system parses it; a
+ * person can read it.
  *
  * What is checked, for the hardware this machine has:
  *   - every clocksource counts forward over many back-to-back reads;
- *   - every pair of continuous clocksources agrees on the length of the
- *     same interval within 1% (so each calibration is right), and each
- *     agrees with the PIT's channel 2, the oldest reference;
+ *   - every continuous clocksource measures the same interval as PIT
+ *     channel 2, as one second of the RTC, and as every other continuous
+ *     clocksource, within AGREE_TOLERANCE_PPM;
  *   - every clock event device fires a one-shot event on time (never early,
  *     not much late) and a periodic one at its rate.
+ *
+ * Independence: see kernel/selftest_agree.c, which checks the counters
+ * against each other; this file checks the event devices, timed with a
+ * ruler of another root where there is one (ruler_begin).
+ *
  * It runs before the tick starts, so it may use every device freely.
  */
 #include "cmdline.h"
 #include "drivers/platform.h"
 #include "errno.h"
 #include "kprintf.h"
+#include "ktap.h"
+#include "kstring.h"
 #include "power.h"
 #include "selftest.h"
+#include "selftest_internal.h"
 #include "drivers/timer/pit.h"
 #include "time/clockevent.h"
 #include "time/clocksource.h"
@@ -28,8 +38,6 @@
 #include "arch/x86.h"
 
 #define MONOTONIC_READS      100000
-#define AGREE_WINDOW_US      PIT_CH2_MAX_US      /* one PIT channel-2 wait */
-#define AGREE_TOLERANCE_PPM  10000               /* 1% */
 #define ONESHOT_DELTA_NS     (10 * NSEC_PER_MSEC)
 #define ONESHOT_LATE_NS      (2 * NSEC_PER_MSEC) /* generous: TCG jitter */
 #define PERIODIC_HZ          250
@@ -37,7 +45,6 @@
 #define EVENT_TIMEOUT_NS     (500 * NSEC_PER_MSEC)
 
 static bool selftest_requested;
-static unsigned test_no, failures;
 
 static int selftest_option(const char *value)
 {
@@ -48,27 +55,14 @@ static int selftest_option(const char *value)
 }
 BOOT_OPTION("selftest", selftest_option, "check the timer hardware, print KTAP, exit QEMU");
 
-static void result(bool ok, const char *fmt, ...) __printf(2, 3);
-static void result(bool ok, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	kprintf("%sok %u ", ok ? "" : "not ", ++test_no);
-	kvprintf(fmt, ap);
-	kprintf("\n");
-	va_end(ap);
-	if (!ok)
-		failures++;
-}
-
 static unsigned count_tests(void)
 {
-	unsigned n = 0, continuous = 0;
+	unsigned n = 0, cont = 0;
 	for (struct clocksource *cs = clocksource_first(); cs; cs = cs->next) {
 		n++;                                    /* monotonic */
-		if (cs->flags & CLOCK_SOURCE_CONTINUOUS) {
-			n++;                            /* against PIT ch2 */
-			n += continuous++;              /* against each earlier one */
+		if (continuous(cs)) {
+			n += 2;                         /* PIT channel 2, the RTC */
+			n += cont++;                    /* against each earlier one */
 		}
 	}
 	for (struct clock_event_device *d = clockevents_first(); d; d = d->next)
@@ -76,17 +70,12 @@ static unsigned count_tests(void)
 	return n;
 }
 
-static uint64_t cs_ns(struct clocksource *cs, uint64_t from, uint64_t to)
-{
-	return clocksource_cyc2ns((to - from) & cs->mask, cs->mult, cs->shift);
-}
-
 static void check_monotonic(struct clocksource *cs)
 {
+	char what[64];
+	ksnprintf(what, sizeof(what), "clocksource %s counts forward", cs->name);
 	if (!(cs->flags & CLOCK_SOURCE_CONTINUOUS)) {
-		/* KTAP's SKIP directive: reported, neither passed nor failed. */
-		kprintf("ok %u clocksource %s counts forward # SKIP counts only while it "
-		        "drives the tick\n", ++test_no, cs->name);
+		ktap_skip(what, "counts only while it drives the tick");
 		return;
 	}
 	uint64_t prev = cs->read(cs), backwards = 0, stuck = 1;
@@ -99,68 +88,78 @@ static void check_monotonic(struct clocksource *cs)
 			stuck = 0;
 		prev = now;
 	}
-	result(!backwards && !stuck, "clocksource %s counts forward over %u reads", cs->name,
-	       MONOTONIC_READS);
+	ktap_result(!backwards && !stuck, "%s over %u reads", what, MONOTONIC_READS);
 	if (backwards || stuck)
 		kprintf("# %llu steps backwards%s\n", (unsigned long long)backwards,
 		        stuck ? ", never moved" : "");
 }
 
-/* Measure the same interval on every continuous clocksource at once,
- * AGREE_ROUNDS times, and keep each source's median: one round can be
- * stretched by the host (under emulation a vCPU is a host thread that the
- * host may preempt mid-measurement), the median of several is not. */
-#define AGREE_ROUNDS 5
+/* --- timing events: a ruler of another root --- */
 
-static uint64_t median(uint64_t *v, unsigned n)
+/* A ruler is a continuous clocksource, or PIT channel 2 running free
+ * (pit_ch2_run_ns: a 16-bit counter kept going by reading it).  The best
+ * is a counter of another root than the device's; failing that (pc
+ * without an HPET, where the TSC and the LAPIC timer were both measured
+ * against the PM timer; the isapc machines, where every rate comes from
+ * the PIT's crystal) a counter of the same root that passed a check
+ * against the RTC, which makes the root's rate checked too, and the line
+ * says so; then channel 2, if the PIT is another root; failing all (the
+ * 486: the PIT only), channel 2 of the same chip, and the line says the
+ * rate went unchecked. */
+struct ruler {
+	char name[96];              /* for the KTAP line */
+	struct clocksource *cs;     /* or NULL: PIT channel 2 */
+	uint64_t base;              /* cs: the reading at begin */
+};
+static struct ruler ruler;
+
+static uint64_t test_now(void)
 {
-	for (unsigned i = 1; i < n; i++)
-		for (unsigned j = i; j > 0 && v[j - 1] > v[j]; j--) {
-			uint64_t t = v[j]; v[j] = v[j - 1]; v[j - 1] = t;
-		}
-	return v[n / 2];
+	if (ruler.cs)
+		return cs_ns(ruler.cs, ruler.base, ruler.cs->read(ruler.cs));
+	return pit_ch2_run_ns();
 }
 
-static void check_agreement(void)
+static void ruler_end(void)
 {
-	struct clocksource *list[8];
-	uint64_t start[8], len[8], rounds[8][AGREE_ROUNDS];
-	unsigned n = 0;
-	int rc = 0;
-	for (struct clocksource *cs = clocksource_first(); cs && n < 8; cs = cs->next)
-		if (cs->flags & CLOCK_SOURCE_CONTINUOUS)
-			list[n++] = cs;
-	for (unsigned r = 0; r < AGREE_ROUNDS; r++) {
-		uint32_t f = irq_save();
-		for (unsigned i = 0; i < n; i++)
-			start[i] = list[i]->read(list[i]);
-		rc |= pit_ch2_wait_us(AGREE_WINDOW_US);
-		for (unsigned i = 0; i < n; i++)
-			rounds[i][r] = cs_ns(list[i], start[i], list[i]->read(list[i]));
-		irq_restore(f);
-	}
-	for (unsigned i = 0; i < n; i++)
-		len[i] = median(rounds[i], AGREE_ROUNDS);
+	if (!ruler.cs)
+		pit_ch2_stop();
+}
 
-	uint64_t pit_ns = (uint64_t)AGREE_WINDOW_US * NSEC_PER_USEC;
-	for (unsigned i = 0; i < n; i++) {
-		int64_t d = ppm_diff(len[i], pit_ns);
-		bool ok = rc == 0 && d > -AGREE_TOLERANCE_PPM && d < AGREE_TOLERANCE_PPM;
-		result(ok, "%s agrees with PIT channel 2 within 1%%", list[i]->name);
-		kprintf("# %s measured %llu ns for %llu ns of PIT (%lld ppm)%s\n", list[i]->name,
-		        (unsigned long long)len[i], (unsigned long long)pit_ns, (long long)d,
-		        rc ? "; PIT channel 2 did not answer" : "");
+static struct clocksource *best_ruler(const char *root, bool same_root)
+{
+	struct clocksource *best = NULL;
+	for (struct clocksource *cs = clocksource_first(); cs; cs = cs->next) {
+		bool same = strcmp(selftest_cs_root(cs), root) == 0;
+		if (continuous(cs) && same == same_root && (!same || selftest_is_verified(cs)) &&
+		    (!best || cs->rating > best->rating))
+			best = cs;
 	}
-	for (unsigned i = 0; i < n; i++) {
-		for (unsigned j = 0; j < i; j++) {
-			int64_t d = ppm_diff(len[i], len[j]);
-			result(d > -AGREE_TOLERANCE_PPM && d < AGREE_TOLERANCE_PPM,
-			       "%s agrees with %s within 1%%", list[i]->name, list[j]->name);
-			kprintf("# %s %llu ns vs %s %llu ns (%lld ppm)\n", list[i]->name,
-			        (unsigned long long)len[i], list[j]->name,
-			        (unsigned long long)len[j], (long long)d);
-		}
+	return best;
+}
+
+/* Choose the ruler for device d, and start it.  false if there is none. */
+static bool ruler_begin(struct clock_event_device *d)
+{
+	const char *root = selftest_root_of(d->name, d->rate_ref);
+	bool ch2_independent = strcmp(root, "pit") != 0;
+	struct clocksource *cs = best_ruler(root, false);
+	ruler = (struct ruler){ .cs = cs };
+	if (cs) {
+		ksnprintf(ruler.name, sizeof(ruler.name), "%s", cs->name);
+	} else if ((cs = best_ruler(root, true))) {
+		ruler.cs = cs;
+		ksnprintf(ruler.name, sizeof(ruler.name), "%s, whose rate also comes from %s: "
+		          "checked against the RTC", cs->name, root);
+	} else if (pit_ch2_run_start() == 0) {
+		ksnprintf(ruler.name, sizeof(ruler.name), "PIT channel 2%s",
+		          ch2_independent ? "" : ", the same crystal: rate not checked");
+	} else {
+		return false;
 	}
+	if (ruler.cs)
+		ruler.base = ruler.cs->read(ruler.cs);
+	return true;
 }
 
 static volatile uint64_t events_seen, last_event_ns;
@@ -169,42 +168,16 @@ static volatile uint64_t events_seen, last_event_ns;
 static uint64_t event_times[PERIODIC_EVENTS];
 static bool record_times;
 
-/* The clock the event checks measure with.  Normally timekeeping; but a
- * machine whose only clocksource is built on the PIT's own tick (the 486)
- * has no time while the PIT is being tested, so there the test counts time
- * in CH2_STEP_US waits on PIT channel 2: coarser, but independent. */
-#define CH2_STEP_US 250
-static bool use_ch2;
-static volatile uint64_t ch2_ns;
-
-static uint64_t test_now(void)
-{
-	if (use_ch2)
-		return ch2_ns;
-	timekeeping_update();
-	return ktime_get_ns();
-}
-
-static void test_spin(void)
-{
-	if (use_ch2 && pit_ch2_wait_us(CH2_STEP_US) == 0)
-		ch2_ns += CH2_STEP_US * NSEC_PER_USEC;
-	else if (use_ch2)
-		ch2_ns += NSEC_PER_SEC;             /* no PIT: end the wait */
-}
-
-/* Without a continuous clocksource the core cannot drop a stale early
- * event (see the QUIRK in kernel/time/clockevents.c); the test's own clock
- * can: a one-shot event more than a step before its time is stale. */
+/* QUIRK: without a continuous clocksource (the 486) the core cannot drop a
+ * stale early event (kernel/time/clockevents.c); the test's ruler can: an
+ * event more than half the delta before its time is stale. */
+static bool core_cannot_drop_stale;
 static uint64_t stale_before_ns, stale_margin_ns;
 
 static void count_event(struct clock_event_device *dev)
 {
 	(void)dev;
-	/* The channel-2 clock falls behind real time (each step's polling
-	 * overhead is not counted), so only an event in the first half of the
-	 * wait is called stale. */
-	if (use_ch2 && stale_before_ns && test_now() < stale_before_ns - stale_margin_ns)
+	if (core_cannot_drop_stale && stale_before_ns && test_now() < stale_before_ns - stale_margin_ns)
 		return;
 	last_event_ns = test_now();
 	if (record_times && events_seen < PERIODIC_EVENTS)
@@ -218,7 +191,7 @@ static bool wait_events(uint64_t n, uint64_t timeout_ns)
 	uint64_t end = test_now() + timeout_ns;
 	sti();
 	while (events_seen < n && test_now() < end)
-		test_spin();
+		;
 	cli();
 	return events_seen >= n;
 }
@@ -246,14 +219,18 @@ static bool oneshot_once(struct clock_event_device *d, uint64_t delta, int64_t *
 
 static void check_oneshot(struct clock_event_device *d)
 {
+	char what[64];
+	ksnprintf(what, sizeof(what), "clockevent %s one-shot fires on time", d->name);
+	if (!ruler_begin(d)) {
+		ktap_skip(what, "no clock to time it with");
+		return;
+	}
 	void (*saved)(struct clock_event_device *) = d->event_handler;
 	d->event_handler = count_event;
 	uint64_t delta = MIN(ONESHOT_DELTA_NS, d->max_delta_ns);
-	/* The channel-2 clock counts in steps and loses the time spent between
-	 * them (a few % under emulation), so with it "early" means early by
-	 * more than a tenth of the delta. */
-	int64_t early_limit = -(int64_t)clockevent_ticks2ns(d, 2) - 1000 -
-	                      (use_ch2 ? (int64_t)delta / 10 : 0);
+	/* Early means earlier than the device's own rounding and a
+	 * microsecond (a tick of the coarsest ruler, PIT channel 2, is 0.84). */
+	int64_t early_limit = -(int64_t)clockevent_ticks2ns(d, 2) - 1000;
 	int64_t best = INT64_MAX, worst = INT64_MIN, late;
 	unsigned fired = 0;
 	for (unsigned i = 0; i < ONESHOT_TRIES; i++) {
@@ -264,9 +241,10 @@ static void check_oneshot(struct clock_event_device *d)
 		worst = MAX(worst, late);
 	}
 	d->event_handler = saved;
+	ruler_end();
 	bool ok = fired == ONESHOT_TRIES && worst >= early_limit && best >= early_limit &&
 	          best <= (int64_t)ONESHOT_LATE_NS;
-	result(ok, "clockevent %s one-shot fires on time", d->name);
+	ktap_result(ok, "%s (timed by %s)", what, ruler.name);
 	kprintf("# %s: asked %llu ns, %u/%u fired, lateness best %lld ns, worst %lld ns\n", d->name,
 	        (unsigned long long)delta, fired, ONESHOT_TRIES, (long long)best, (long long)worst);
 }
@@ -280,6 +258,12 @@ static void check_oneshot(struct clock_event_device *d)
  * the wrong rate (or firing twice a period) moves the median. */
 static void check_periodic(struct clock_event_device *d)
 {
+	char what[64];
+	ksnprintf(what, sizeof(what), "clockevent %s periodic at %u Hz", d->name, PERIODIC_HZ);
+	if (!ruler_begin(d)) {
+		ktap_skip(what, "no clock to time it with");
+		return;
+	}
 	void (*saved)(struct clock_event_device *) = d->event_handler;
 	const uint64_t period = NSEC_PER_SEC / PERIODIC_HZ;
 	d->event_handler = count_event;
@@ -292,6 +276,7 @@ static void check_periodic(struct clock_event_device *d)
 	clockevents_shutdown(d);
 	record_times = false;
 	d->event_handler = saved;
+	ruler_end();
 
 	uint64_t n = MIN(events_seen, (uint64_t)PERIODIC_EVENTS);
 	uint64_t iv[PERIODIC_EVENTS];
@@ -302,17 +287,19 @@ static void check_periodic(struct clock_event_device *d)
 			iv[j] = iv[j - 1];
 		iv[j] = v;
 	}
-	uint64_t median = n > 1 ? iv[(n - 1) / 2] : 0, shortest = n > 1 ? iv[0] : 0;
+	uint64_t span = n > 1 ? event_times[n - 1] - event_times[0] : 0;
+	uint64_t judged = n > 1 ? iv[(n - 1) / 2] : 0;
+	uint64_t shortest = n > 1 ? iv[0] : 0;
 	/* Periods the device kept but we saw no event for: the span in whole
 	 * periods, less the intervals seen. */
-	uint64_t span_periods = n > 1 ? (event_times[n - 1] - event_times[0] + period / 2) / period : 0;
-	uint64_t dropped = span_periods > n - 1 ? span_periods - (n - 1) : 0;
-	bool ok = n == PERIODIC_EVENTS && median > period * 90 / 100 && median < period * 110 / 100;
-	result(ok, "clockevent %s periodic at %u Hz", d->name, PERIODIC_HZ);
+	uint64_t span_periods = (span + period / 2) / period;
+	uint64_t dropped = n > 1 && span_periods > n - 1 ? span_periods - (n - 1) : 0;
+	bool ok = n == PERIODIC_EVENTS && judged > period * 90 / 100 && judged < period * 110 / 100;
+	ktap_result(ok, "%s (timed by %s)", what, ruler.name);
 	kprintf("# %s: %llu events in %llu us, median interval %llu us (shortest %llu us; "
 	        "%llu periods missed)\n", d->name, (unsigned long long)events_seen,
-	        (unsigned long long)(took / 1000), (unsigned long long)(median / 1000),
-	        (unsigned long long)(shortest / 1000), (unsigned long long)dropped);
+	        (unsigned long long)(took / 1000), (unsigned long long)(judged / 1000), (unsigned long long)(shortest / 1000),
+	        (unsigned long long)dropped);
 }
 
 void selftest_run_if_requested(void)
@@ -320,15 +307,12 @@ void selftest_run_if_requested(void)
 	if (!selftest_requested)
 		return;
 	struct clocksource *cs = clocksource_current();
-	use_ch2 = !cs || !(cs->flags & CLOCK_SOURCE_CONTINUOUS);
-	kprintf("KTAP version 1\n1..%u\n", count_tests());
-	if (use_ch2)
-		kprintf("# no continuous clocksource: event timing measured in %u us steps of PIT channel 2\n",
-		        CH2_STEP_US);
+	core_cannot_drop_stale = !cs || !(cs->flags & CLOCK_SOURCE_CONTINUOUS);
+	ktap_plan(count_tests());
 	uint32_t f = irq_save();
 	for (struct clocksource *cs = clocksource_first(); cs; cs = cs->next)
 		check_monotonic(cs);
-	check_agreement();
+	selftest_check_agreement();
 	for (struct clock_event_device *d = clockevents_first(); d; d = d->next) {
 		if (d->features & CLOCK_EVT_FEAT_ONESHOT)
 			check_oneshot(d);
@@ -336,7 +320,7 @@ void selftest_run_if_requested(void)
 			check_periodic(d);
 	}
 	irq_restore(f);
-	kprintf("# selftest: %u tests, %u failed\n", test_no, failures);
-	qemu_debug_exit(failures ? QEMU_EXIT_FAIL : QEMU_EXIT_PASS);
+	kprintf("# selftest: %u tests, %u failed\n", ktap_tests(), ktap_failures());
+	qemu_debug_exit(ktap_failures() ? QEMU_EXIT_FAIL : QEMU_EXIT_PASS);
 	kprintf("# selftest: not running under QEMU with isa-debug-exit; continuing\n");
 }

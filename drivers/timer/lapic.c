@@ -318,6 +318,7 @@ static void tsc_deadline_init(void)
 	}
 	tsc_deadline_clockevent.freq_hz = tsc->freq_hz;
 	tsc_deadline_clockevent.rate_source = tsc;
+	tsc_deadline_clockevent.rate_ref = tsc->name;
 	int rc = clockevents_register(&tsc_deadline_clockevent);
 	if (rc)
 		kprintf("lapic: TSC-deadline mode not used: the time core refused it (error %d)\n", rc);
@@ -365,6 +366,7 @@ int lapic_init(void)
 	 * measured again, the timer's rate moves with it. */
 	lapic_clockevent.freq_hz = cal.freq_hz;
 	lapic_clockevent.rate_source = cal.ref_cs;
+	lapic_clockevent.rate_ref = cal.ref;
 	rc = clockevents_register(&lapic_clockevent);
 	if (rc) {
 		kprintf("lapic: timer not used: the time core refused it (error %d)\n", rc);

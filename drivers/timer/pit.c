@@ -66,6 +66,7 @@ enum {
  * takes 0.1 us (QEMU) to 1 us (ISA), so 2^24 reads outlast the longest wait
  * we ask for (50 ms) by far, yet end within seconds on a dead chip. */
 #define PIT_MAX_POLLS       (1u << 24)
+#define PIT_RUN_PROBE_READS 100
 
 static bool irq_held;               /* we own IRQ0 (not the HPET) */
 static bool stopped_for_good;       /* pit_stop() was called */
@@ -166,6 +167,7 @@ static struct clocksource pit_clocksource = {
 	.mask = UINT64_MAX,         /* a 64-bit software count: never wraps */
 	.freq_hz = PIT_INPUT_HZ,
 	.flags = 0,
+	.driven_by = "pit",         /* pit_clockevent's periodic interrupts */
 };
 
 /* --- the clock event device --- */
@@ -285,27 +287,94 @@ static struct clock_event_device pit_clockevent = {
 /* --- channel 2: the calibration stopwatch --- */
 
 /* Mode 0 on channel 2, gate open, speaker off: OUT2 rises count + 1 clocks
- * after the count is written (rounding to whole ticks: <= 0.42 us). */
-int pit_ch2_wait_us(uint32_t us)
+ * after the count is written (rounding to whole ticks: <= 0.42 us).  The
+ * count starts at the last of the four port writes. */
+static uint8_t port_b_saved;
+
+int pit_ch2_start_us(uint32_t us)
 {
 	if (us == 0 || us > PIT_CH2_MAX_US)
 		return -EINVAL;
 	uint16_t count = (uint16_t)(((uint64_t)us * PIT_INPUT_HZ + USEC_PER_SEC / 2) / USEC_PER_SEC);
 
 	uint32_t flags = irq_save();
-	uint8_t port_b = inb(PIT_PORT_B) & ~PORT_B_SPEAKER;
-	outb(PIT_PORT_B, port_b | PORT_B_GATE2);
+	port_b_saved = inb(PIT_PORT_B) & ~PORT_B_SPEAKER;
+	outb(PIT_PORT_B, port_b_saved | PORT_B_GATE2);
 	outb(PIT_CMD, PIT_SEL_CH2 | PIT_RW_LOHI | PIT_MODE_TERMINAL | PIT_BINARY);  /* ch2, lo/hi byte, mode 0, binary */
 	outb(PIT_CH2, count & 0xff);
 	outb(PIT_CH2, count >> 8);
 	irq_restore(flags);
+	return 0;
+}
 
-	int rc = -ETIME;
+bool pit_ch2_ended(void)
+{
+	return inb(PIT_PORT_B) & PORT_B_OUT2;
+}
+
+void pit_ch2_stop(void)
+{
+	outb(PIT_PORT_B, port_b_saved & ~PORT_B_GATE2);
+}
+
+int pit_ch2_wait_us(uint32_t us)
+{
+	int rc = pit_ch2_start_us(us);
+	if (rc)
+		return rc;
+	rc = -ETIME;
 	for (uint32_t polls = 0; polls < PIT_MAX_POLLS && rc; polls++)
-		if (inb(PIT_PORT_B) & PORT_B_OUT2)
+		if (pit_ch2_ended())
 			rc = 0;
-	outb(PIT_PORT_B, port_b & ~PORT_B_GATE2);
+	pit_ch2_stop();
 	return rc;
+}
+
+/* Channel 2 free-running: mode 2 with the full count (0 = 65536) wraps
+ * every 54.9 ms; each read latches the count and adds the ticks since the
+ * last read to a running total.  The 8254 latches the count in one clock,
+ * so the two byte reads never tear. */
+#define PIT_CH2_TURN        0x10000u
+
+static uint16_t run_last;
+static uint64_t run_ticks;
+
+static uint16_t ch2_latched_count(void)
+{
+	outb(PIT_CMD, PIT_SEL_CH2 | PIT_RW_LATCH);
+	uint8_t lo = inb(PIT_CH2);
+	return (uint16_t)(lo | inb(PIT_CH2) << 8);
+}
+
+int pit_ch2_run_start(void)
+{
+	uint32_t flags = irq_save();
+	port_b_saved = inb(PIT_PORT_B) & ~PORT_B_SPEAKER;
+	outb(PIT_PORT_B, port_b_saved | PORT_B_GATE2);
+	outb(PIT_CMD, PIT_SEL_CH2 | PIT_RW_LOHI | PIT_MODE_RATE | PIT_BINARY);
+	outb(PIT_CH2, 0);
+	outb(PIT_CH2, 0);
+	run_ticks = 0;
+	run_last = ch2_latched_count();
+	irq_restore(flags);
+	/* A chip that counts moves within a few port reads (each takes over
+	 * one 0.84 us tick); a missing one reads back 0xffff forever. */
+	for (unsigned i = 0; i < PIT_RUN_PROBE_READS; i++)
+		if (pit_ch2_run_ns() != 0)
+			return 0;
+	pit_ch2_stop();
+	return -ENODEV;
+}
+
+uint64_t pit_ch2_run_ns(void)
+{
+	uint32_t flags = irq_save();
+	uint16_t now = ch2_latched_count();
+	run_ticks += (uint16_t)(run_last - now);        /* it counts down, mod 2^16 */
+	run_last = now;
+	uint64_t ticks = run_ticks;
+	irq_restore(flags);
+	return ticks * NSEC_PER_SEC / PIT_INPUT_HZ;
 }
 
 /* Channel 2 as kernel/time/calibrate.c sees it: a reference it can only

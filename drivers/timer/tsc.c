@@ -112,6 +112,7 @@ int tsc_init(void)
 	          cal->ref, cal->spent_us / 1000, cal->spread_ppm);
 	tsc_clocksource.about = about;
 	tsc_clocksource.freq_hz = cal->freq_hz;
+	tsc_clocksource.rate_ref = cal->ref;
 	tsc_clocksource.rating = invariant ? TSC_RATING_INVARIANT : TSC_RATING_VARIANT;
 	rc = clocksource_register(&tsc_clocksource);
 	if (rc) {

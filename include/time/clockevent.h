@@ -41,6 +41,10 @@ struct clock_event_device {
 	 * rate is measured again (clocksource_change_rate), the core moves
 	 * freq_hz by the same ratio: the driver is not told. */
 	struct clocksource *rate_source;
+	/* The name of the counter freq_hz was measured against (also when that
+	 * was a stopwatch, which has no clocksource: "pit" for PIT channel 2),
+	 * or NULL for a device's own rate.  Read by the self-test. */
+	const char *rate_ref;
 
 	/* Fire every 1/hz s until told otherwise.  0 or -EINVAL. */
 	int (*set_periodic)(struct clock_event_device *dev, unsigned hz);

@@ -36,6 +36,18 @@ struct clocksource {
 	const char *about;      /* optional: where freq_hz came from, for the
 	                           `clocksource` listing ("calibrated against
 	                           hpet ...") */
+	const char *driven_by;  /* a counter that is not CONTINUOUS may count
+	                           a clock event device's periodic interrupts
+	                           (the "pit" clocksource: channel 0's): that
+	                           device's name.  While this counter keeps
+	                           time, the tick must run on that device
+	                           (tick_choose_device), or time stops. */
+	const char *rate_ref;   /* the counter freq_hz was measured against
+	                           ("hpet", "pit" for PIT channel 2), or NULL
+	                           when the rate is the counter's own (a spec
+	                           value, a capabilities register).  The
+	                           self-test never checks a counter against
+	                           the one its rate came from. */
 
 	/* --- derived by clocksource_register() --- */
 	uint32_t mult, shift;   /* ns = (cycles * mult) >> shift */

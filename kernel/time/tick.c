@@ -186,7 +186,17 @@ struct clock_event_device *tick_device_for(enum tick_mode mode, const char *name
  * device.  NULL: dyntick= was not given. */
 const char *tick_patch_device;
 
+/* The device the current clocksource counts the interrupts of, if any. */
+static const char *clocksource_driver(void)
+{
+	struct clocksource *cs = clocksource_current();
+	return cs ? cs->driven_by : NULL;
+}
+
 /* The device that runs `mode`:
+ *   0. the device whose interrupts the clocksource counts (the "pit"
+ *      clocksource, on a machine with no continuous one): on any other
+ *      device time would stand still;
  *   1. the device the user named (clockevent=NAME, or `clockevent NAME`),
  *      if it can run the mode;
  *   2. in periodic and dyntick mode, the device dyntick= asked for;
@@ -196,6 +206,10 @@ const char *tick_patch_device;
 struct clock_event_device *tick_choose_device(enum tick_mode mode, const char **why)
 {
 	struct clock_event_device *d;
+	if ((d = tick_device_for(mode, clocksource_driver())) != NULL) {
+		*why = "the clocksource counts its interrupts";
+		return d;
+	}
 	if ((d = tick_device_for(mode, clockevents_preferred())) != NULL) {
 		*why = "the device chosen with clockevent";
 		return d;
@@ -283,6 +297,12 @@ int tick_set_device(const char *name)
 	}
 	if (!tick_device_for(tc->mode, name)) {
 		kprintf("error: %s cannot run the %s tick (features)\n", name, mode_names[tc->mode]);
+		return -EINVAL;
+	}
+	const char *driver = clocksource_driver();
+	if (driver && strcmp(driver, dev->name) != 0) {
+		kprintf("error: the clocksource %s counts %s's interrupts: the tick stays on %s\n",
+		        clocksource_current()->name, driver, driver);
 		return -EINVAL;
 	}
 	/* The user's choice sticks: later mode switches come back to it. */

@@ -20,4 +20,21 @@ void pit_stop(void);
 #define PIT_CH2_MAX_US 50000        /* of the 54.9 ms a 16-bit count allows */
 int pit_ch2_wait_us(uint32_t us);
 
+/* The same wait in three parts, for a caller that must know when it
+ * started and ended to within one port access (the self-test brackets
+ * each end between reads of the clock it checks): start the count (the
+ * last port write starts it; 0 or -EINVAL), poll for its end, and stop
+ * (gate closed, speaker off). */
+int pit_ch2_start_us(uint32_t us);
+bool pit_ch2_ended(void);
+void pit_ch2_stop(void);
+
+/* Channel 2 as a counter that can be read at any instant: start it
+ * running (0, or -ENODEV when it does not count), then pit_ch2_run_ns()
+ * is the time since, by the PIT's crystal.  It must be read at least once
+ * per turn of its 16-bit count (54.9 ms), or a turn is lost.  Safe to read
+ * from an interrupt handler.  pit_ch2_stop() ends it. */
+int pit_ch2_run_start(void);
+uint64_t pit_ch2_run_ns(void);
+
 #endif

@@ -13,4 +13,13 @@ struct rtc_time { unsigned year, month, day, hour, minute, second; };
 int rtc_read(struct rtc_time *t);
 const char *rtc_error_text(int rc);
 
+/* Register A's UIP bit: 1 from 244 us before each second begins until the
+ * update that follows has ended, else 0; -ENODEV with no RTC.  Its rising
+ * edge is the one to time whole seconds by: it comes from the crystal
+ * alone, on the chip (datasheet, "Update Cycle") and in QEMU (computed from
+ * its clock at the read), while QEMU clears the bit only when a host-side
+ * timer runs, up to a millisecond late on a busy host.  A single read, no
+ * waiting: the caller polls it. */
+int rtc_update_in_progress(void);
+
 #endif
