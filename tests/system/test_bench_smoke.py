@@ -148,3 +148,93 @@ def test_bench_quick_run_writes_table_csv_and_pictures():
         with open(os.path.join(out, png), "rb") as f:
             data = f.read()
         assert data.startswith(b"\x89PNG\r\n\x1a\n") and len(data) > 1000, png
+
+
+# ------------------------------------------------ a row's status
+
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+import bench  # noqa: E402
+
+
+def config(name):
+    return next(c for c in bench.CONFIGS if c.name == name)
+
+
+def test_boot_options_that_did_not_take_effect_fail_the_row():
+    # periodic-250 asked for, tickless got: the numbers would be tickless's
+    # under periodic's name, so the row fails instead of being measured.
+    status = bench.tick_status(config("periodic-250"), "mode: tickless, device: lapic, HZ=250",
+                               "lull> dyntick\nmode: tickless, device: lapic\n")
+    assert status.startswith("failed: the boot options did not take effect"), status
+    assert "'mode: periodic, device: lapic, HZ=250'" in status and "got 'mode: tickless" in status, status
+    # The wrong HZ is as wrong as the wrong mode; and `dyntick` not answering.
+    assert bench.tick_status(config("periodic-1000"), "mode: periodic, device: lapic, HZ=250",
+                             "").startswith("failed:")
+    assert bench.tick_status(config("tickless-hpet"), "?", "").startswith("failed:")
+    # What was asked for is ok; TSC-deadline where the CPU lacks it is not
+    # available (not failed), with lull's own reason.
+    assert bench.tick_status(config("tickless-hpet"), "mode: tickless, device: hpet, HZ=250", "") == "ok"
+    log = "lapic: no TSC-deadline mode (CPUID.1:ECX[24] clear)\n"
+    assert bench.tick_status(config("tickless-tsc-deadline"), "mode: tickless, device: lapic, HZ=250", log) == \
+        "not available: lapic: no TSC-deadline mode (CPUID.1:ECX[24] clear)"
+
+
+# ------------------------------------------------ the timer core (make bench-timers)
+
+TIMER_CORE_COLUMNS = ["workload", "pending", "ops", "wheel_ns_per_op", "heap_ns_per_op",
+                      "wheel_instr_per_op", "heap_instr_per_op", "wheel_l1_miss_per_op",
+                      "heap_l1_miss_per_op", "wheel_mispredict_per_op", "heap_mispredict_per_op",
+                      "heap_swaps_per_op", "pending_mean", "pending_max", "cancel_pct", "rearm_pct",
+                      "arm_pct", "ended_early_pct", "rearm_kept_pct"]
+SIZES = [10, 100, 1000, 10000, 100000]
+
+
+def test_bench_timers_quick_counts_what_the_doc_quotes():
+    """bench-timers as `make bench QUICK=1` runs it (operation counts / 10),
+    into its own directory: every figure docs/benchmarks.md quotes from it
+    is a column, and the counted ones add up."""
+    exe = os.path.join(BUILD, "timer_bench")
+    r = subprocess.run(["make", "-s", f"BUILD={BUILD}", exe], cwd=ROOT, capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    out = os.path.join(BUILD, "test-bench-timers")
+    os.makedirs(out, exist_ok=True)
+    r = subprocess.run([exe, "-o", out, "10"], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    with open(os.path.join(out, "timer-core.csv")) as f:
+        reader = csv.DictReader(f)
+        assert reader.fieldnames == TIMER_CORE_COLUMNS
+        rows = list(reader)
+    by = {(r["workload"], r["pending"]): r for r in rows}
+    assert sorted(by) == sorted([("timeout", ""), ("expiry", "")] +
+                                [(w, str(p)) for w in ("next_expiry", "next_expiry_uncached") for p in SIZES])
+    callgrind = "callgrind: skipped" not in r.stdout
+    for row in rows:
+        for s in ("wheel", "heap"):
+            assert float(row[f"{s}_ns_per_op"]) >= 0, row
+            if callgrind:
+                assert float(row[f"{s}_instr_per_op"]) > 0, row
+                assert float(row[f"{s}_l1_miss_per_op"]) >= 0, row
+                assert float(row[f"{s}_mispredict_per_op"]) >= 0, row
+    t = by[("timeout", "")]
+    # The census: every operation was one of the three kinds.
+    kinds = [float(t[k]) for k in ("cancel_pct", "rearm_pct", "arm_pct")]
+    assert abs(sum(kinds) - 100) < 0.05 and all(k > 5 for k in kinds), t
+    # ~2/3 of the 10,000 timers pending, at most all of them.
+    assert 1000 < float(t["pending_mean"]) <= float(t["pending_max"]) <= 10000, t
+    assert 50 < float(t["ended_early_pct"]) < 100, t
+    assert 0.1 < float(t["heap_swaps_per_op"]) < 14, t
+    assert 0 < float(t["rearm_kept_pct"]) < 100, t
+    if callgrind:
+        # With 100,000 timers pending the uncached walk reads thousands
+        # of timers; the cached query does not.
+        cached, walk = by[("next_expiry", "100000")], by[("next_expiry_uncached", "100000")]
+        assert float(walk["wheel_instr_per_op"]) > 2 * float(cached["wheel_instr_per_op"]), (cached, walk)
+        # The report judges "flat" on both.
+        import report
+        got = []
+        report.timer_core_targets(report.read_timer_core(out), lambda *a: got.append(a))
+        flat = [g for g in got if g[0].startswith("next-expiry cost flat")]
+        assert [g[0].endswith(", cached)") for g in flat] == [True, False], flat
+        assert [g[0].endswith(", uncached)") for g in flat] == [False, True], flat
+        assert all(g[2] in (True, False) for g in flat), flat
+    print(r.stdout)
