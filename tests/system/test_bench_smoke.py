@@ -238,3 +238,29 @@ def test_bench_timers_quick_counts_what_the_doc_quotes():
         assert [g[0].endswith(", uncached)") for g in flat] == [False, True], flat
         assert all(g[2] in (True, False) for g in flat), flat
     print(r.stdout)
+
+
+def make_dry_run(*args):
+    """`make -n ARGS` in the tree, with make's own variables from an outer
+    `make test` removed (they would add "Entering directory" lines)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
+    r = subprocess.run(["make", "-n", "--no-print-directory", f"BUILD={BUILD}", *args], cwd=ROOT,
+                       capture_output=True, text=True, env=env, timeout=60)
+    assert r.returncode == 0, r.stderr
+    return r.stdout
+
+
+@pytest.mark.parametrize("quick", [True, False])
+def test_make_bench_passes_quick_on(quick):
+    """QUICK=1 reaches both benchmarks: bench.py gets --quick (the smoke run
+    above is that mode) and timer_bench divides its operation counts by 10
+    (the timer_bench test above runs that scale); without it, neither."""
+    extra = ["QUICK=1"] if quick else []
+    bench = [l for l in make_dry_run("bench", *extra).splitlines() if "bench/bench.py" in l]
+    assert len(bench) == 1, bench
+    assert bench[0].rstrip().endswith("--quick") == quick, bench
+    timers = [l for l in make_dry_run("bench-timers", *extra).splitlines()
+              if re.search(r"/timer_bench -o ", l)]
+    assert len(timers) == 1, timers
+    assert re.search(r"/timer_bench -o \S+ 10 ", timers[0]) if quick else \
+        re.search(r"/timer_bench -o \S+ +\|", timers[0]), timers
