@@ -44,8 +44,8 @@ trap_common:
     mov ax, 0x10                ; kernel data segment (kernel/arch/gdt.c)
     mov ds, ax
     mov es, ax
-    mov fs, ax
-    mov gs, ax
+    mov gs, ax                  ; FS is left alone: it is this CPU's own
+                                ; segment (this_cpu(), include/arch/smp.h)
     cld
     push esp                    ; struct trapframe *
     call trap_dispatch

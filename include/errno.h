@@ -13,5 +13,6 @@
 #define ENOSPC  28      /* fixed-size table full */
 #define ENOENT   2      /* no such name */
 #define ETIME   62      /* deadline already passed */
+#define ETIMEDOUT 110   /* no answer in time */
 
 #endif

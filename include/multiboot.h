@@ -9,6 +9,7 @@
 
 #define MULTIBOOT_INFO_MEMORY      (1u << 0)    /* mem_lower/mem_upper valid */
 #define MULTIBOOT_INFO_CMDLINE     (1u << 2)
+#define MULTIBOOT_INFO_MODS        (1u << 3)
 #define MULTIBOOT_INFO_MEM_MAP     (1u << 6)
 #define MULTIBOOT_INFO_LOADER_NAME (1u << 9)
 

@@ -6,13 +6,18 @@
  * (tick_irq_enter in kernel/arch/irq.c); tick_idle_exit() accounts for it.
  */
 #include "idle.h"
+#include "arch/smp.h"
 #include "time/tick.h"
 
 void cpu_idle(void)
 {
+	struct cpu *c = this_cpu();
 	tick_idle_enter();      /* interrupts are off: nothing can slip in */
+	c->state = CPU_IDLE;
 	sti_hlt();              /* sleep until an interrupt (handled inside) */
 	cli();
+	c->state = CPU_BUSY;
+	c->halts++;
 	tick_idle_exit();
 	sti();
 }

@@ -13,6 +13,7 @@
 #include "multiboot.h"
 #include "panic.h"
 #include "arch/paging.h"
+#include "arch/smp.h"
 #include "selftest.h"
 #include "shell/shell.h"
 #include "drivers/timer/acpi_pm.h"
@@ -50,6 +51,7 @@ void kmain(uint32_t magic, uint32_t mbi_addr)
 	}
 	boot_info = (const struct multiboot_info *)mbi_addr;
 	gdt_init();                     /* our own flat segments */
+	smp_boot_cpu_init();            /* this CPU's struct cpu, found through FS */
 	idt_init();                     /* every vector -> boot/vectors.asm */
 	pic_init();                     /* IRQs at 0x20..0x2F, all masked */
 	kprintf("\n%s\n", lull_build_info);
@@ -67,6 +69,7 @@ void kmain(uint32_t magic, uint32_t mbi_addr)
 	rtc_init();                     /* CMOS clock for `date` */
 	floor_if_requested();           /* boot option floor: stop everything, halt */
 	selftest_run_if_requested();    /* boot option selftest: KTAP, then exit */
+	smp_init();                     /* start the other CPUs the MADT lists; they halt */
 	tick_init();                    /* choose the tick device and mode; start ticking */
 	tsc_refine_later();             /* a timer: measure the TSC again over 1 s */
 	uart_enable_rx_irq();           /* serial input by interrupt */

@@ -119,6 +119,7 @@ enum {                          /* MADT (5.2.12) and its entries */
 	MADT_E_TYPE         = 0,    /* entry: MADT_LOCAL_APIC, ... */
 	MADT_E_LEN          = 1,    /* entry: its length, header included */
 	MADT_E_HEADER       = 2,    /* entry: the type and length bytes */
+	MADT_LAPIC_APIC_ID  = 3,    /* type 0: the processor's local APIC ID */
 	MADT_LAPIC_FLAGS    = 4,    /* type 0: MADT_LAPIC_ENABLED */
 	MADT_IOAPIC_ADDR    = 4,    /* type 1: 32-bit I/O APIC address */
 	MADT_ISO_BUS        = 2,    /* type 2: 0 = ISA */
@@ -383,8 +384,11 @@ static void parse_madt(const uint8_t *m)
 		const uint8_t *e = m + off;
 		if (e[MADT_E_LEN] < MADT_E_HEADER || off + e[MADT_E_LEN] > len)
 			break;              /* malformed: stop rather than loop or overrun */
-		if (e[MADT_E_TYPE] == MADT_LOCAL_APIC && (le(e + MADT_LAPIC_FLAGS, 4) & MADT_LAPIC_ENABLED))
+		if (e[MADT_E_TYPE] == MADT_LOCAL_APIC && (le(e + MADT_LAPIC_FLAGS, 4) & MADT_LAPIC_ENABLED)) {
+			if (acpi.cpu_count < ACPI_MAX_CPUS)
+				acpi.cpu_apic_id[acpi.cpu_count] = e[MADT_LAPIC_APIC_ID];
 			acpi.cpu_count++;
+		}
 		else if (e[MADT_E_TYPE] == MADT_IO_APIC && !acpi.ioapic_base)
 			acpi.ioapic_base = (uint32_t)le(e + MADT_IOAPIC_ADDR, 4);
 		else if (e[MADT_E_TYPE] == MADT_IRQ_OVERRIDE && e[MADT_ISO_BUS] == 0 && e[MADT_ISO_SOURCE] == 0)

@@ -32,10 +32,13 @@
 
 /* Registers: offsets from the base, 32 bits each (Table 10-1). */
 enum {
+	LAPIC_ID            = 0x020,    /* this APIC's ID in bits 24-31 */
 	LAPIC_VERSION       = 0x030,    /* version in bits 0-7 */
 	LAPIC_TPR           = 0x080,    /* task priority */
 	LAPIC_EOI           = 0x0B0,    /* end of interrupt: write 0 */
 	LAPIC_SVR           = 0x0F0,    /* spurious vector, software enable */
+	LAPIC_ICR_LO        = 0x300,    /* interrupt command: writing it sends */
+	LAPIC_ICR_HI        = 0x310,    /* ... the destination, bits 24-31 */
 	LAPIC_LVT_TIMER     = 0x320,    /* local vector table: the timer */
 	LAPIC_LVT_LINT0     = 0x350,    /* ... pin LINT0 (the PIC's INTR) */
 	LAPIC_LVT_LINT1     = 0x360,    /* ... pin LINT1 (NMI) */
@@ -278,6 +281,61 @@ static void lapic_setup_virtual_wire(void)
 	lapic_write(LAPIC_TPR, 0);                              /* accept all priorities */
 	lapic_write(LAPIC_LVT_LINT0, LVT_DELIVERY_EXTINT);      /* unmasked: the PIC's INTR */
 	lapic_write(LAPIC_LVT_LINT1, LVT_DELIVERY_NMI);         /* unmasked: NMI */
+	lapic_write(LAPIC_LVT_ERROR, LVT_MASKED | VEC_LAPIC_ERROR);
+	lapic_write(LAPIC_LVT_TIMER, LVT_MASKED | VEC_LAPIC_TIMER);
+}
+
+/* --- IDs and inter-processor interrupts (10.6), for kernel/arch/smp.c --- */
+
+#define LAPIC_ID_SHIFT          24
+#define ICR_DELIVERY_INIT       (5u << 8)   /* 10.6.1: delivery mode INIT */
+#define ICR_DELIVERY_STARTUP    (6u << 8)   /* ... start-up: vector = page */
+#define ICR_SEND_PENDING        (1u << 12)  /* delivery status: not yet taken */
+#define ICR_LEVEL_ASSERT        (1u << 14)
+#define ICR_DEST_SHIFT          24          /* physical destination: an APIC ID */
+/* The APIC takes an IPI within a few bus cycles; 100,000 reads (over 10 ms
+ * even under emulation) only run out on a broken one. */
+#define ICR_SEND_POLLS          100000
+
+bool lapic_present(void)
+{
+	return lapic_regs != 0;
+}
+
+unsigned lapic_id(void)
+{
+	return lapic_read(LAPIC_ID) >> LAPIC_ID_SHIFT;
+}
+
+static int lapic_send(unsigned apic_id, uint32_t command)
+{
+	lapic_write(LAPIC_ICR_HI, apic_id << ICR_DEST_SHIFT);
+	lapic_write(LAPIC_ICR_LO, command);         /* this write sends it */
+	for (unsigned i = 0; i < ICR_SEND_POLLS; i++)
+		if (!(lapic_read(LAPIC_ICR_LO) & ICR_SEND_PENDING))
+			return 0;
+	return -ETIME;
+}
+
+int lapic_send_init(unsigned apic_id)
+{
+	return lapic_send(apic_id, ICR_DELIVERY_INIT | ICR_LEVEL_ASSERT);
+}
+
+int lapic_send_startup(unsigned apic_id, uint32_t page_phys)
+{
+	return lapic_send(apic_id, ICR_DELIVERY_STARTUP | (page_phys >> PAGE_SHIFT));
+}
+
+/* An AP's own APIC, after INIT: software-enable it with the spurious
+ * vector; its LINT pins stay masked (the PIC's interrupts and NMI go to
+ * the boot CPU only) and so does its timer, until it has a tick. */
+void lapic_ap_setup(void)
+{
+	lapic_write(LAPIC_SVR, LAPIC_SVR_ENABLE | VEC_LAPIC_SPURIOUS);
+	lapic_write(LAPIC_TPR, 0);
+	lapic_write(LAPIC_LVT_LINT0, LVT_MASKED);
+	lapic_write(LAPIC_LVT_LINT1, LVT_MASKED);
 	lapic_write(LAPIC_LVT_ERROR, LVT_MASKED | VEC_LAPIC_ERROR);
 	lapic_write(LAPIC_LVT_TIMER, LVT_MASKED | VEC_LAPIC_TIMER);
 }

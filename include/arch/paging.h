@@ -9,7 +9,8 @@
 
 #include "compiler.h"
 
-#define PAGE_SIZE 4096u
+#define PAGE_SHIFT 12
+#define PAGE_SIZE (1u << PAGE_SHIFT)
 
 /* Map RAM [0, ram_bytes) (capped, see paging.c) and turn paging on. */
 void paging_init(uint64_t ram_bytes);

@@ -37,6 +37,14 @@ void trap_dispatch(struct trapframe *tf);
 
 /* kernel/arch/idt.c, kernel/arch/gdt.c */
 void gdt_init(void);
+/* Fill in CPU `index`'s segment (base: its struct cpu), load the table on
+ * this CPU, and point FS at that segment.  Each CPU calls it once. */
+void gdt_load_cpu(unsigned index, void *base);
+/* What LGDT needs to load the table (for the AP trampoline). */
+void gdt_pointer(uint16_t *limit, uint32_t *base);
+/* Load the IDT on this CPU (an AP: idt_init built it and loaded it on the
+ * boot CPU). */
+void idt_load(void);
 void idt_init(void);
 
 /* kernel/arch/trap.c: print the exception report and stop. */

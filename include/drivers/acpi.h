@@ -8,6 +8,8 @@
 
 #include "compiler.h"
 
+#define ACPI_MAX_CPUS 32                /* APIC IDs kept from the MADT */
+
 struct acpi_info {
 	bool present;                   /* a valid RSDP and RSDT/XSDT were found */
 	uint8_t revision;               /* RSDP revision: 0 = ACPI 1.0, 2+ = XSDT */
@@ -41,6 +43,8 @@ struct acpi_info {
 	bool has_madt;
 	uint32_t lapic_base;            /* local APIC address */
 	unsigned cpu_count;             /* enabled processor local APICs */
+	uint8_t cpu_apic_id[ACPI_MAX_CPUS]; /* the first ACPI_MAX_CPUS of their IDs,
+	                                   in MADT order (the boot CPU's among them) */
 	bool pcat_compat;               /* dual 8259s present as well */
 	uint32_t ioapic_base;           /* first I/O APIC, 0 if none */
 	uint32_t irq0_gsi;              /* ISA IRQ0 as a GSI after overrides (QEMU: 2);

@@ -29,6 +29,7 @@ int cmd_keytimer(int argc, char **argv);
 /* kernel/shell/cmd_platform.c */
 int cmd_acpi(int argc, char **argv);
 int cmd_date(int argc, char **argv);
+int cmd_cpus(int argc, char **argv);
 
 /* Sleep on an hrtimer; -EINTR if Ctrl-C came first. */
 int sleep_ns(uint64_t ns);

@@ -40,6 +40,11 @@ void idt_init(void)
 			.offset_hi = (uint16_t)(handler >> 16),
 		};
 	}
+	idt_load();
+}
+
+void idt_load(void)
+{
 	struct idt_ptr p = { sizeof(idt) - 1, (uint32_t)idt };
 	__asm__ __volatile__("lidt %0" :: "m"(p));
 }

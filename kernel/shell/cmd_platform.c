@@ -1,5 +1,6 @@
 /* kernel/shell/cmd_platform.c — shell commands that show what the platform
- * drivers found: `acpi` (the firmware's tables) and `date` (the CMOS clock).
+ * drivers found: `acpi` (the firmware's tables), `date` (the CMOS clock)
+ * and `cpus` (the processors kernel/arch/smp.c started).
  *
  * The drivers only collect: acpi_init keeps the list of tables and the
  * values lull uses (struct acpi_info), rtc_read returns the time.  Printing
@@ -10,6 +11,9 @@
 #include "drivers/acpi.h"
 #include "drivers/timer/rtc.h"
 #include "kprintf.h"
+#include "arch/smp.h"
+#include "time/tick.h"
+#include "time/timekeeping.h"
 
 int cmd_acpi(int argc, char **argv)
 {
@@ -79,5 +83,34 @@ int cmd_date(int argc, char **argv)
 		return rc;
 	}
 	kprintf("%04u-%02u-%02uT%02u:%02u:%02u\n", t.year, t.month, t.day, t.hour, t.minute, t.second);
+	return 0;
+}
+
+/* One line per CPU.  halts: how often it halted and was woken by an
+ * interrupt since boot, and that per second of uptime.  The boot CPU runs
+ * this command, so it is busy and its tick is running; the APs have no
+ * tick yet and halt until an inter-processor interrupt wakes them. */
+int cmd_cpus(int argc, char **argv)
+{
+	UNUSED(argv);
+	if (argc != 1)
+		return SHELL_USAGE;
+	timekeeping_update();
+	uint64_t up_ms = ktime_get_ns() / NSEC_PER_MSEC;
+	struct tick_cpu *tc = this_tick();
+	kprintf("cpu  apic  state  tick                          halts\n");
+	for (unsigned i = 0; i < cpus_online; i++) {
+		const struct cpu *c = &cpus[i];
+		char tick[48], rate[FMT_FIXED_SIZE];
+		if (i == 0)
+			ksnprintf(tick, sizeof(tick), "running, %s on %s", tick_mode_name(tc->mode),
+			          tc->dev ? tc->dev->name : "none");
+		else
+			ksnprintf(tick, sizeof(tick), "none");
+		uint64_t per_s_x10 = up_ms ? c->halts * 10000 / up_ms : 0;
+		kprintf("%3u  %4u  %-5s  %-28s  %llu (%s/s)\n", i, c->apic_id,
+		        c->state == CPU_IDLE ? "idle" : c->state == CPU_BUSY ? "busy" : "off",
+		        tick, (unsigned long long)c->halts, fmt_fixed(rate, sizeof(rate), per_s_x10, 1));
+	}
 	return 0;
 }

@@ -1,0 +1,51 @@
+/* include/arch/smp.h — the CPUs (kernel/arch/smp.c).
+ *
+ * Each CPU has one struct cpu, everything that belongs to it alone.  A CPU
+ * finds its own through FS: kernel/arch/gdt.c gives every CPU a data
+ * segment whose base is its struct, and struct cpu starts with a pointer
+ * to itself, so this_cpu() is one load from %fs:0.
+ */
+#ifndef LULL_ARCH_SMP_H
+#define LULL_ARCH_SMP_H
+
+#include "compiler.h"
+
+#define NR_CPUS         8           /* -smp 1..8; more in the MADT are not started */
+#define CPU_STACK_SIZE  16384       /* an AP's stack (the boot CPU has boot/entry.asm's) */
+
+enum cpu_state {
+	CPU_OFFLINE,                    /* in the MADT, not started (or would not start) */
+	CPU_IDLE,                       /* halted, waiting for an interrupt */
+	CPU_BUSY,                       /* running something */
+};
+
+struct cpu {
+	struct cpu *self;               /* first: this_cpu() reads %fs:0 */
+	unsigned index;                 /* 0 is the boot CPU */
+	unsigned apic_id;
+	volatile enum cpu_state state;
+	volatile uint64_t halts;        /* times it halted (and so woke) since start */
+	uint8_t stack[CPU_STACK_SIZE] __attribute__((aligned(16)));
+};
+
+extern struct cpu cpus[NR_CPUS];
+extern unsigned cpus_online;        /* the boot CPU and every AP that started */
+
+static inline struct cpu *this_cpu(void)
+{
+	struct cpu *c;
+	__asm__ __volatile__("mov %%fs:0, %0" : "=r"(c));
+	return c;
+}
+
+/* The boot CPU's struct and segment: right after gdt_init, before anything
+ * calls this_cpu(). */
+void smp_boot_cpu_init(void);
+
+/* Start every other CPU the ACPI MADT lists (INIT, start-up IPI, start-up
+ * IPI) and wait for each; print one line saying how many run, or why only
+ * one.  Needs the local APIC (lapic_init) and PIT channel 2 to time the
+ * waits.  The APs halt with interrupts on; they have no tick yet. */
+void smp_init(void);
+
+#endif

@@ -1,0 +1,216 @@
+/* kernel/arch/smp.c — starting the other CPUs.
+ *
+ * Spec: Intel SDM Vol. 3A, 8.4 (multiple-processor initialization), and
+ * the ACPI MADT (5.2.12) for which CPUs exist.  At reset every CPU but one
+ * (the bootstrap processor, BSP, which ran the firmware and lull so far)
+ * waits for an INIT and then a start-up IPI (SIPI).  For each application
+ * processor (AP) the MADT lists, smp_init() does the SDM's "universal
+ * start-up algorithm" (8.4.4.1): INIT, wait 10 ms, SIPI, wait 200 us, and a
+ * second SIPI if the AP has not answered (the second is for CPUs that miss
+ * the first; a CPU that took the first ignores it, 8.4.3).
+ *
+ * A SIPI starts the AP in real mode at a page below 1 MiB: we copy
+ * boot/trampoline.asm there, and it brings the AP to ap_entry, in 32-bit
+ * protected mode on the stack in its struct cpu, with paging on.  APs start
+ * one at a time, so they share the ap_boot_* variables.  ap_main() loads
+ * the GDT (with the AP's own FS segment) and the IDT, sets up its local
+ * APIC, says it is online, and halts with interrupts on: for now nothing
+ * sends it any (no tick runs on it; the PIC's interrupts go to the BSP).
+ */
+#include "arch/smp.h"
+#include "arch/trap.h"
+#include "arch/x86.h"
+#include "arch/paging.h"
+#include "drivers/acpi.h"
+#include "drivers/timer/lapic.h"
+#include "drivers/timer/pit.h"
+#include "errno.h"
+#include "kprintf.h"
+#include "kstring.h"
+#include "multiboot.h"
+
+/* SDM 8.4.4.1: the waits of the universal start-up algorithm. */
+#define INIT_WAIT_US        10000
+#define SIPI_WAIT_US        200
+/* After the second SIPI, how long an AP may take to reach ap_main: it runs
+ * a few hundred instructions; 100 ms is generous even under emulation. */
+#define AP_START_WAIT_US    100000
+#define AP_START_STEP_US    1000
+
+/* Where the trampoline may go: a page-aligned start-up vector VV gives
+ * address VV000, so below 1 MiB; not page 0 (real-mode interrupt table
+ * and NULL) and below the EBDA and video memory at 0x9F000 and up. */
+/* The kernel code segment (kernel/arch/gdt.c), for the far jump. */
+#define KERNEL_CS           0x08
+#define TRAMPOLINE_LOWEST   0x1000u
+#define TRAMPOLINE_HIGHEST  0x9E000u
+
+extern const uint8_t trampoline_start[], trampoline_end[];
+extern const uint8_t trampoline_gdt_ptr[], trampoline_entry[];
+extern void ap_entry(void);
+extern const struct multiboot_info *boot_info;
+
+struct cpu cpus[NR_CPUS];
+unsigned cpus_online = 1;
+
+/* Read by boot/trampoline.asm's ap_entry, one AP at a time. */
+uint32_t ap_boot_stack, ap_boot_cr3;
+static struct cpu *volatile ap_booting;
+
+void smp_boot_cpu_init(void)
+{
+	struct cpu *c = &cpus[0];
+	*c = (struct cpu){ .self = c, .index = 0, .state = CPU_BUSY };
+	gdt_load_cpu(0, c);
+}
+
+void ap_main(void);
+void ap_main(void)
+{
+	struct cpu *c = ap_booting;
+	gdt_load_cpu(c->index, c);
+	idt_load();
+	lapic_ap_setup();
+	c->state = CPU_IDLE;            /* tells smp_init we are running */
+	for (;;) {
+		__asm__ __volatile__("sti; hlt; cli" ::: "memory");
+		c->halts++;
+	}
+}
+
+static bool overlaps(uint32_t a, uint32_t len, uint32_t b, uint32_t blen)
+{
+	return a < b + blen && b < a + len;
+}
+
+/* Is [page, page + PAGE_SIZE) usable RAM the loader left nothing in? */
+static bool page_free(uint32_t page)
+{
+	const struct multiboot_info *mb = boot_info;
+	if (overlaps(page, PAGE_SIZE, (uint32_t)mb, sizeof(*mb)))
+		return false;
+	if ((mb->flags & MULTIBOOT_INFO_CMDLINE) &&
+	    overlaps(page, PAGE_SIZE, mb->cmdline, strlen((const char *)mb->cmdline) + 1))
+		return false;
+	if ((mb->flags & MULTIBOOT_INFO_LOADER_NAME) &&
+	    overlaps(page, PAGE_SIZE, mb->boot_loader_name,
+	             strlen((const char *)mb->boot_loader_name) + 1))
+		return false;
+	if ((mb->flags & MULTIBOOT_INFO_MODS) && mb->mods_count)
+		return false;           /* lull takes no modules, so it never looks
+		                           where they are: any page might hold one */
+	if (!(mb->flags & MULTIBOOT_INFO_MEM_MAP))
+		return true;            /* no map: conventional memory is RAM */
+	if (overlaps(page, PAGE_SIZE, mb->mmap_addr, mb->mmap_length))
+		return false;
+	for (uint32_t off = 0; off < mb->mmap_length;) {
+		const struct multiboot_mmap_entry *e = (const void *)(mb->mmap_addr + off);
+		if (e->type == MULTIBOOT_MEMORY_AVAILABLE && e->addr <= page &&
+		    page + PAGE_SIZE <= e->addr + e->len)
+			return true;
+		off += e->size + sizeof(e->size);
+	}
+	return false;
+}
+
+/* Copy the trampoline to the first free page that can hold it and point it
+ * at ap_entry; its address, or 0 if no page would do. */
+static uint32_t trampoline_install(void)
+{
+	uint32_t size = (uint32_t)(trampoline_end - trampoline_start);
+	for (uint32_t page = TRAMPOLINE_LOWEST; page <= TRAMPOLINE_HIGHEST; page += PAGE_SIZE) {
+		if (!page_free(page))
+			continue;
+		uint8_t *t = (uint8_t *)page;
+		memcpy(t, trampoline_start, size);
+		uint16_t limit;
+		uint32_t base;
+		gdt_pointer(&limit, &base);
+		struct __packed { uint16_t limit; uint32_t base; } gp = { limit, base };
+		memcpy(t + (trampoline_gdt_ptr - trampoline_start), &gp, sizeof(gp));
+		struct __packed { uint32_t offset; uint16_t selector; } entry =
+			{ (uint32_t)ap_entry, KERNEL_CS };
+		memcpy(t + (trampoline_entry - trampoline_start), &entry, sizeof(entry));
+		return page;
+	}
+	return 0;
+}
+
+static bool ap_answered(struct cpu *c)
+{
+	return c->state != CPU_OFFLINE;
+}
+
+/* Start one AP; 0, or why not. */
+static int start_ap(struct cpu *c, uint32_t trampoline)
+{
+	ap_booting = c;
+	ap_boot_stack = (uint32_t)(c->stack + CPU_STACK_SIZE);
+	ap_boot_cr3 = read_cr3();
+	int rc = lapic_send_init(c->apic_id);
+	rc = rc ? rc : pit_ch2_wait_us(INIT_WAIT_US);
+	for (unsigned sipi = 0; sipi < 2 && !rc && !ap_answered(c); sipi++) {
+		rc = lapic_send_startup(c->apic_id, trampoline);
+		rc = rc ? rc : pit_ch2_wait_us(SIPI_WAIT_US);
+	}
+	for (unsigned waited = 0; !rc && !ap_answered(c) && waited < AP_START_WAIT_US;
+	     waited += AP_START_STEP_US)
+		rc = pit_ch2_wait_us(AP_START_STEP_US);
+	if (!rc && !ap_answered(c))
+		rc = -ETIMEDOUT;
+	/* One that did not answer may still be on its way: INIT puts it back
+	 * to waiting for a start-up IPI, so it cannot come up later on the
+	 * stack and struct the next AP is given. */
+	if (rc)
+		(void)lapic_send_init(c->apic_id);
+	return rc;
+}
+
+void smp_init(void)
+{
+	if (!acpi.has_madt) {
+		kprintf("smp: one CPU (no ACPI MADT lists any other)\n");
+		return;
+	}
+	if (!lapic_present()) {
+		kprintf("smp: one CPU (no usable local APIC to send start-up IPIs)\n");
+		return;
+	}
+	cpus[0].apic_id = lapic_id();
+	if (acpi.cpu_count <= 1) {
+		kprintf("smp: one CPU (the MADT lists %u)\n", acpi.cpu_count);
+		return;
+	}
+	if (pit_ch2_wait_us(SIPI_WAIT_US) != 0) {
+		kprintf("smp: one CPU of %u (no PIT channel 2 to time the start-up IPIs)\n",
+		        acpi.cpu_count);
+		return;
+	}
+	uint32_t trampoline = trampoline_install();
+	if (!trampoline) {
+		kprintf("smp: one CPU of %u (no free page below 1 MiB for the start-up code)\n",
+		        acpi.cpu_count);
+		return;
+	}
+	unsigned listed = MIN(acpi.cpu_count, (unsigned)ACPI_MAX_CPUS), next = 1;
+	for (unsigned i = 0; i < listed && next < NR_CPUS; i++) {
+		unsigned id = acpi.cpu_apic_id[i];
+		if (id == cpus[0].apic_id)
+			continue;
+		struct cpu *c = &cpus[next];
+		*c = (struct cpu){ .self = c, .index = next, .apic_id = id, .state = CPU_OFFLINE };
+		int rc = start_ap(c, trampoline);
+		if (rc) {
+			kprintf("smp: CPU with APIC ID %u did not start (%s)\n", id,
+			        rc == -ETIMEDOUT ? "no answer in 100 ms" : "the APIC did not send");
+			continue;
+		}
+		next++;
+	}
+	cpus_online = next;
+	kprintf("smp: %u CPUs online (APIC IDs", cpus_online);
+	for (unsigned i = 0; i < cpus_online; i++)
+		kprintf(" %u", cpus[i].apic_id);
+	kprintf("; start-up code at 0x%05x)%s\n", trampoline,
+	        acpi.cpu_count > NR_CPUS ? "; more in the MADT than lull runs" : "");
+}

@@ -1,0 +1,81 @@
+"""Several CPUs: the boot CPU starts every application processor the ACPI
+MADT lists (INIT, start-up IPI, start-up IPI through boot/trampoline.asm),
+each comes up on its own stack and per-CPU segment, and halts.  So far
+only the boot CPU ticks (issue #12's bring-up step; docs/smp.md).
+
+What a wrong kernel would show here: a CPU missing from `cpus` (it never
+reached ap_main, or the boot CPU gave up on it), an AP that halts and wakes
+(its halts count moves: an interrupt reached it that nothing should send),
+a boot CPU whose tick or shell broke because an AP ran over shared state
+(the suite's timing checks on -smp 4 below), or a fallback with no line
+saying why."""
+import re
+
+import pytest
+
+CPUS_LINE = re.compile(r"^\s*(\d+)\s+(\d+)\s+(idle|busy|off)\s+(.+?)\s+(\d+) \((\d+\.\d)/s\)$", re.M)
+
+
+def cpus_table(vm):
+    out = vm.cmd("cpus").replace("\r", "")
+    assert out.splitlines()[0].split()[:4] == ["cpu", "apic", "state", "tick"], out
+    return [m.groups() for m in CPUS_LINE.finditer(out)], out
+
+
+@pytest.mark.parametrize("n", [1, 2, 4, 8])
+def test_every_cpu_in_the_madt_starts(boot, n):
+    vm = boot(extra=["-smp", str(n)])
+    log = vm.log_text()
+    if n == 1:
+        assert "smp: one CPU (the MADT lists 1)" in log
+    else:
+        ids = " ".join(str(i) for i in range(n))
+        assert re.search(rf"smp: {n} CPUs online \(APIC IDs {ids}; start-up code at 0x[0-9a-f]{{5}}\)",
+                         log), log
+    rows, out = cpus_table(vm)
+    assert [int(r[0]) for r in rows] == list(range(n)), out
+    assert [int(r[1]) for r in rows] == list(range(n)), out
+    # The boot CPU runs the command, with its tick.
+    assert rows[0][2] == "busy" and rows[0][3].startswith("running, tickless on lapic"), out
+    # Every AP is up and halted, and nothing has woken it.
+    for r in rows[1:]:
+        assert r[2] == "idle" and r[3] == "none" and r[4] == "0", out
+
+
+def test_q35_and_grub_start_the_aps(boot):
+    vm = boot(machine="q35", extra=["-smp", "3"])
+    assert "smp: 3 CPUs online (APIC IDs 0 1 2;" in vm.log_text()
+    vm = boot(iso=True, extra=["-smp", "2"], timeout=60)
+    assert "smp: 2 CPUs online (APIC IDs 0 1;" in vm.log_text()
+    assert len(cpus_table(vm)[0]) == 2
+
+
+def test_without_a_madt_one_cpu_and_a_reason(boot):
+    vm = boot(machine="isapc", cpu="pentium")
+    assert "smp: one CPU (no ACPI MADT lists any other)" in vm.log_text()
+    rows, out = cpus_table(vm)
+    assert len(rows) == 1 and rows[0][1] == "0", out
+
+
+def test_cpus_takes_no_arguments(boot):
+    vm = boot(extra=["-smp", "2"])
+    assert vm.cmd("cpus 1").startswith("usage: cpus"), vm.cmd("cpus 1")
+    assert vm.cmd("version").startswith("lull")
+
+
+def test_the_boot_cpu_keeps_exact_time_with_aps_up(boot):
+    """Under -icount the boot CPU's timing is exact: with three APs
+    started, a `sleep 1000` pasted between two `uptime`s still moves uptime
+    by 1.000 s (+ the commands' own instructions), and `idle 10` on the
+    boot CPU still sleeps through with one wakeup: the APs add none."""
+    vm = boot(extra=["-smp", "4"], icount=4)
+    vm.send("uptime\rsleep 1000\ruptime\r")
+    outs = [vm.wait_prompt(30) for _ in range(3)]
+    t0, t1 = (float(re.search(r"up (\d+\.\d+) s", o).group(1)) for o in (outs[0], outs[2]))
+    assert 1.0 <= t1 - t0 <= 1.002, outs
+    vm.cmd("wakeups reset")
+    out = vm.cmd("idle 10", timeout=30)
+    m = re.search(r"(\d+) wakeups", out)
+    assert m and int(m.group(1)) <= 1, out
+    rows, out = cpus_table(vm)
+    assert all(r[4] == "0" for r in rows[1:]), out
