@@ -24,12 +24,17 @@ struct cpu {
 	unsigned index;                 /* 0 is the boot CPU */
 	unsigned apic_id;
 	volatile enum cpu_state state;
-	volatile uint64_t halts;        /* times it halted (and so woke) since start */
+	volatile uint64_t halts;        /* times it halted and an interrupt woke it */
+	uint64_t halts_at_reset;        /* halts at the last `wakeups reset` */
 	uint8_t stack[CPU_STACK_SIZE] __attribute__((aligned(16)));
 };
 
 extern struct cpu cpus[NR_CPUS];
 extern unsigned cpus_online;        /* the boot CPU and every AP that started */
+extern uint64_t cpus_reset_ns;      /* uptime of the last `wakeups reset`, 0 at boot */
+
+/* `wakeups reset`: count every CPU's wakeups from now. */
+void cpus_wakeups_reset(uint64_t now_ns);
 
 static inline struct cpu *this_cpu(void)
 {

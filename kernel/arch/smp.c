@@ -33,8 +33,14 @@
 #define INIT_WAIT_US        10000
 #define SIPI_WAIT_US        200
 /* After the second SIPI, how long an AP may take to reach ap_main: it runs
- * a few hundred instructions; 100 ms is generous even under emulation. */
-#define AP_START_WAIT_US    100000
+ * a few hundred instructions, but it has to be given the CPU first.
+ * QUIRK: QEMU running its vCPUs round-robin in one host thread (always so
+ * under -icount) switches from a spinning vCPU only when its kick timer
+ * fires, every 100 ms of virtual time (TCG_KICK_PERIOD), so the boot CPU's
+ * own polling can keep an AP from running for that long; with a 100 ms
+ * wait, APs 1 and 2 of 4 "did not start" (seen).  One second covers ten
+ * kicks, and costs nothing when the AP answers at once. */
+#define AP_START_WAIT_US    1000000
 #define AP_START_STEP_US    1000
 
 /* Where the trampoline may go: a page-aligned start-up vector VV gives
@@ -52,6 +58,14 @@ extern const struct multiboot_info *boot_info;
 
 struct cpu cpus[NR_CPUS];
 unsigned cpus_online = 1;
+uint64_t cpus_reset_ns;
+
+void cpus_wakeups_reset(uint64_t now_ns)
+{
+	for (unsigned i = 0; i < cpus_online; i++)
+		cpus[i].halts_at_reset = cpus[i].halts;
+	cpus_reset_ns = now_ns;
+}
 
 /* Read by boot/trampoline.asm's ap_entry, one AP at a time. */
 uint32_t ap_boot_stack, ap_boot_cr3;
@@ -202,7 +216,7 @@ void smp_init(void)
 		int rc = start_ap(c, trampoline);
 		if (rc) {
 			kprintf("smp: CPU with APIC ID %u did not start (%s)\n", id,
-			        rc == -ETIMEDOUT ? "no answer in 100 ms" : "the APIC did not send");
+			        rc == -ETIMEDOUT ? "no answer in 1 s" : "the APIC did not send");
 			continue;
 		}
 		next++;

@@ -9,6 +9,7 @@
 #include "idle.h"
 #include "arch/irq.h"
 #include "kprintf.h"
+#include "arch/smp.h"
 #include "kstring.h"
 #include "shell/shell.h"
 #include "time/arch.h"
@@ -76,6 +77,7 @@ int cmd_wakeups(int argc, char **argv)
 	if (argc == 2 && strcmp(argv[1], "reset") == 0) {
 		unsigned long f = arch_irq_save();
 		wakeups_reset(ktime_get_ns());
+		cpus_wakeups_reset(ktime_get_ns());
 		arch_irq_restore(f);
 		return 0;
 	}

@@ -86,19 +86,19 @@ int cmd_date(int argc, char **argv)
 	return 0;
 }
 
-/* One line per CPU.  halts: how often it halted and was woken by an
- * interrupt since boot, and that per second of uptime.  The boot CPU runs
- * this command, so it is busy and its tick is running; the APs have no
- * tick yet and halt until an inter-processor interrupt wakes them. */
+/* One line per CPU.  wakeups: how often it halted and an interrupt woke
+ * it since the last `wakeups reset` (or boot), and that per second.  The
+ * boot CPU runs this command, so it is busy and its tick is running; the
+ * APs have no tick yet and halt until an inter-processor interrupt. */
 int cmd_cpus(int argc, char **argv)
 {
 	UNUSED(argv);
 	if (argc != 1)
 		return SHELL_USAGE;
 	timekeeping_update();
-	uint64_t up_ms = ktime_get_ns() / NSEC_PER_MSEC;
+	uint64_t span_ms = (ktime_get_ns() - cpus_reset_ns) / NSEC_PER_MSEC;
 	struct tick_cpu *tc = this_tick();
-	kprintf("cpu  apic  state  tick                          halts\n");
+	kprintf("cpu  apic  state  tick                          wakeups since reset\n");
 	for (unsigned i = 0; i < cpus_online; i++) {
 		const struct cpu *c = &cpus[i];
 		char tick[48], rate[FMT_FIXED_SIZE];
@@ -107,10 +107,11 @@ int cmd_cpus(int argc, char **argv)
 			          tc->dev ? tc->dev->name : "none");
 		else
 			ksnprintf(tick, sizeof(tick), "none");
-		uint64_t per_s_x10 = up_ms ? c->halts * 10000 / up_ms : 0;
+		uint64_t n = c->halts - c->halts_at_reset;
+		uint64_t per_s_x10 = span_ms ? n * 10000 / span_ms : 0;
 		kprintf("%3u  %4u  %-5s  %-28s  %llu (%s/s)\n", i, c->apic_id,
 		        c->state == CPU_IDLE ? "idle" : c->state == CPU_BUSY ? "busy" : "off",
-		        tick, (unsigned long long)c->halts, fmt_fixed(rate, sizeof(rate), per_s_x10, 1));
+		        tick, (unsigned long long)n, fmt_fixed(rate, sizeof(rate), per_s_x10, 1));
 	}
 	return 0;
 }

@@ -35,7 +35,7 @@ const struct shell_command shell_commands[] = {
 	{ "clocksource", "[NAME]",    "list counters (* = in use), or switch to NAME", cmd_clocksource },
 	{ "clockevent", "[NAME]",     "list timer interrupt devices (* = tick), or switch the tick to NAME", cmd_clockevent },
 	{ "timers",   "",             "pending wheel timers and hrtimers", cmd_timers },
-	{ "cpus",     "",             "one line per CPU: APIC ID, idle or busy, its tick, halts", cmd_cpus },
+	{ "cpus",     "",             "one line per CPU: APIC ID, idle or busy, its tick, wakeups since reset", cmd_cpus },
 	{ "irqs",     "",             "interrupt counts per line, like /proc/interrupts", cmd_irqs },
 	{ "sleep",    "MS",           "sleep MS milliseconds (0..86400000) on a timer; Ctrl-C stops", cmd_sleep },
 	{ "hz",       "[100|250|1000]", "show the tick rate, or change it at runtime", cmd_hz },
