@@ -167,7 +167,7 @@ debug: $(BUILD)/lull.elf $(BUILD)/lull.iso
 # ---------------------------------------------------------------- tests
 UNIT_DIR := $(BUILD)/unit
 UNIT_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -Iinclude -DLULL_HOST \
-               -DCONFIG_HZ=$(HZ) -fsanitize=address,undefined -fno-sanitize-recover=all
+               -DCONFIG_HZ=$(HZ) -fsanitize=address,undefined -fno-sanitize-recover=all -pthread
 UNIT_TESTS := $(patsubst tests/unit/test_%.c,$(UNIT_DIR)/test_%,$(wildcard tests/unit/test_*.c))
 
 # Each host test lists the portable sources it links in a line

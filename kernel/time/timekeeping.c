@@ -16,9 +16,19 @@
  * Only kernel/time/clocksource.c calls timekeeping_init() and
  * timekeeping_change_clocksource(), so that its notion of the current
  * counter and ours never differ.
+ *
+ * Every CPU reads the time, so every access to tk holds tk_lock, with
+ * interrupts off (include/spinlock.h): the 64-bit fields are not read
+ * atomically on i386, and a fold on one CPU between another's reading of
+ * cycle_last and of the counter would move cycle_last past that reading.
+ * One lock is the simplest correct choice; Linux lets readers retry
+ * instead (a seqcount), which scales to many CPUs reading at once.
  */
+#include "spinlock.h"
 #include "time/timekeeping.h"
 #include "time/arch.h"
+
+static spinlock_t tk_lock = SPINLOCK_INIT;
 
 static struct {
 	struct clocksource *cs;
@@ -77,7 +87,7 @@ void timekeeping_init(struct clocksource *cs)
 {
 	if (cs == NULL)
 		panic("timekeeping_init: no clocksource");
-	unsigned long flags = arch_irq_save();
+	unsigned long flags = spin_lock_irqsave(&tk_lock);
 	tk.cs = cs;
 	tk.mult = cs->mult;
 	tk.shift = cs->shift;
@@ -85,15 +95,16 @@ void timekeeping_init(struct clocksource *cs)
 	tk.base_ns = 0;
 	tk.base_frac = 0;
 	tk.last_returned = 0;
-	arch_irq_restore(flags);
+	spin_unlock_irqrestore(&tk_lock, flags);
 }
 
 uint64_t ktime_get_ns(void)
 {
-	/* Interrupts off: the 64-bit fields are not read atomically on i386,
-	 * and a tick between reading cycle_last and reading the counter could
-	 * fold and move cycle_last past our own reading. */
-	unsigned long flags = arch_irq_save();
+	/* Locked, interrupts off: the 64-bit fields are not read atomically on
+	 * i386, and a tick (or another CPU) between reading cycle_last and
+	 * reading the counter could fold and move cycle_last past our own
+	 * reading. */
+	unsigned long flags = spin_lock_irqsave(&tk_lock);
 	uint64_t ns = 0;
 	if (tk.cs) {
 		uint64_t now;
@@ -109,16 +120,16 @@ uint64_t ktime_get_ns(void)
 			ns = tk.last_returned;
 		tk.last_returned = ns;
 	}
-	arch_irq_restore(flags);
+	spin_unlock_irqrestore(&tk_lock, flags);
 	return ns;
 }
 
 void timekeeping_update(void)
 {
-	unsigned long flags = arch_irq_save();
+	unsigned long flags = spin_lock_irqsave(&tk_lock);
 	if (tk.cs)
 		tk_fold();
-	arch_irq_restore(flags);
+	spin_unlock_irqrestore(&tk_lock, flags);
 }
 
 /* With no clocksource there is nothing that could wrap. */
@@ -139,9 +150,9 @@ void timekeeping_change_clocksource(struct clocksource *cs)
 {
 	if (cs == NULL)
 		panic("timekeeping_change_clocksource: no clocksource");
-	unsigned long flags = arch_irq_save();
+	unsigned long flags = spin_lock_irqsave(&tk_lock);
 	if (tk.cs == NULL) {
-		arch_irq_restore(flags);
+		spin_unlock_irqrestore(&tk_lock, flags);
 		timekeeping_init(cs);
 		return;
 	}
@@ -153,5 +164,5 @@ void timekeeping_change_clocksource(struct clocksource *cs)
 	tk.mult = cs->mult;
 	tk.shift = cs->shift;
 	tk.base_frac = 0;
-	arch_irq_restore(flags);
+	spin_unlock_irqrestore(&tk_lock, flags);
 }

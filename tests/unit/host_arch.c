@@ -20,7 +20,9 @@
 
 #include "time/arch.h"
 
-bool host_irqs_disabled;
+/* Per thread: each host thread in tests/unit/test_spinlock.c is a CPU,
+ * and every CPU has its own interrupt flag. */
+_Thread_local bool host_irqs_disabled;
 char host_last_kprintf[256];
 char host_kprintf_log[8192];
 jmp_buf *host_panic_catch;

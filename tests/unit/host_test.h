@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-extern bool host_irqs_disabled;         /* the simulated interrupt flag */
+extern _Thread_local bool host_irqs_disabled;         /* the simulated interrupt flag */
 extern jmp_buf *host_panic_catch;       /* set: panic() longjmps here */
 extern char host_last_panic[256];       /* the last panic message */
 extern char host_last_kprintf[256];     /* the last line kprintf formatted */

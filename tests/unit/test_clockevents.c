@@ -17,7 +17,7 @@
 #include "time/clocksource.h"
 #include "errno.h"
 
-extern bool host_irqs_disabled;
+extern _Thread_local bool host_irqs_disabled;
 
 typedef unsigned __int128 u128;
 

@@ -24,7 +24,7 @@
 #include "time/wakeups.h"
 #include "arch/irq.h"
 
-extern bool host_irqs_disabled;
+extern _Thread_local bool host_irqs_disabled;
 
 #define VEC_DEV    0xF0
 #define VEC_OTHER  0x24
