@@ -317,6 +317,19 @@ static int lapic_send(unsigned apic_id, uint32_t command)
 	return -ETIME;
 }
 
+#define ICR_DELIVERY_FIXED      (0u << 8)   /* the vector, to the one APIC named */
+
+int lapic_send_ipi(unsigned apic_id, unsigned vector)
+{
+	return lapic_send(apic_id, ICR_DELIVERY_FIXED | ICR_LEVEL_ASSERT | vector);
+}
+
+/* An IPI is delivered by the APIC: it needs its EOI like any APIC vector. */
+void lapic_eoi_for_ipi(void)
+{
+	lapic_eoi();
+}
+
 int lapic_send_init(unsigned apic_id)
 {
 	return lapic_send(apic_id, ICR_DELIVERY_INIT | ICR_LEVEL_ASSERT);

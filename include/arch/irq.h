@@ -48,8 +48,6 @@ const char *irq_vector_name(unsigned vector);
 /* Print the per-vector counts like /proc/interrupts (the `irqs` command). */
 void irq_print_counts(void);
 
-/* The vector being handled now, or -1 outside interrupt context. */
-extern volatile int irq_current_vector;
 
 /* Hooks the tick layer provides (kernel/time/tick.c): called before any
  * handler runs (catch up time after an idle skip) and after it returns

@@ -24,6 +24,9 @@ struct cpu {
 	unsigned index;                 /* 0 is the boot CPU */
 	unsigned apic_id;
 	volatile enum cpu_state state;
+	/* A function another CPU asked it to run (smp_call), NULL if none. */
+	void (*volatile call_fn)(void *arg);
+	void *call_arg;
 	volatile uint64_t halts;        /* times it halted and an interrupt woke it */
 	uint64_t halts_at_reset;        /* halts at the last `wakeups reset` */
 	uint8_t stack[CPU_STACK_SIZE] __attribute__((aligned(16)));
@@ -32,6 +35,12 @@ struct cpu {
 extern struct cpu cpus[NR_CPUS];
 extern unsigned cpus_online;        /* the boot CPU and every AP that started */
 extern uint64_t cpus_reset_ns;      /* uptime of the last `wakeups reset`, 0 at boot */
+
+/* Ask CPU `index` (an AP) to run fn(arg), with interrupts on, and return at
+ * once: an inter-processor interrupt wakes it, it runs fn and halts again;
+ * its state is busy meanwhile.  0, -EINVAL (no such AP), -EBUSY (it is
+ * running one already), or -ETIME (its APIC did not take the IPI). */
+int smp_call(unsigned index, void (*fn)(void *arg), void *arg);
 
 /* `wakeups reset`: count every CPU's wakeups from now. */
 void cpus_wakeups_reset(uint64_t now_ns);

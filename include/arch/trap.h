@@ -30,6 +30,7 @@ _Static_assert(sizeof(struct trapframe) == 68, "SDM Figure 6-4: no ss:esp withou
 #define VEC_EXCEPTIONS      32      /* 0..31 are CPU exceptions (SDM Table 6-1) */
 #define VEC_IRQ_BASE        0x20    /* legacy IRQ 0..15 after the PIC remap */
 #define VEC_LAPIC_TIMER     0xF0    /* local APIC timer (drivers/timer/lapic.c) */
+#define VEC_IPI_CALL        0xF1    /* another CPU has work for this one (kernel/arch/smp.c) */
 #define VEC_LAPIC_ERROR     0xFE
 #define VEC_LAPIC_SPURIOUS  0xFF    /* low 4 bits must be 1 on P6 (SDM 10.9) */
 

@@ -14,6 +14,7 @@
  * operations over with irq_set_chip() (struct irq_chip).
  */
 #include "arch/irq.h"
+#include "arch/smp.h"
 #include "kprintf.h"
 #include "panic.h"
 #include "errno.h"
@@ -34,7 +35,6 @@ static struct irq_desc descs[VECTORS];
 static const struct irq_chip *chip;
 static uint64_t spurious[IRQ_LINES];
 static uint64_t unexpected;
-volatile int irq_current_vector = -1;
 
 static bool is_pic_vector(unsigned v) { return v >= VEC_IRQ_BASE && v < VEC_IRQ_BASE + IRQ_LINES; }
 
@@ -109,10 +109,12 @@ void irq_dispatch(struct trapframe *tf)
 		return;
 	}
 	d->count++;
-	int outer = irq_current_vector;
-	irq_current_vector = (int)v;
+	/* Only the boot CPU has a tick so far (docs/smp.md): on an AP the
+	 * tick's hooks would work on the boot CPU's tick state. */
+	bool ticks = this_cpu()->index == 0;
 
-	tick_irq_enter(v);
+	if (ticks)
+		tick_irq_enter(v);
 	if (d->handler)
 		d->handler(d->ctx);
 	else if (unexpected++ == 0)
@@ -122,8 +124,8 @@ void irq_dispatch(struct trapframe *tf)
 	else if (d->eoi)
 		d->eoi();
 
-	irq_current_vector = outer;
-	tick_irq_exit();
+	if (ticks)
+		tick_irq_exit();
 }
 
 void irq_print_counts(void)

@@ -17,6 +17,7 @@
  * APIC, says it is online, and halts with interrupts on: for now nothing
  * sends it any (no tick runs on it; the PIC's interrupts go to the BSP).
  */
+#include "arch/irq.h"
 #include "arch/smp.h"
 #include "arch/trap.h"
 #include "arch/x86.h"
@@ -27,6 +28,7 @@
 #include "errno.h"
 #include "kprintf.h"
 #include "kstring.h"
+#include "panic.h"
 #include "multiboot.h"
 
 /* SDM 8.4.4.1: the waits of the universal start-up algorithm. */
@@ -78,6 +80,12 @@ void smp_boot_cpu_init(void)
 	gdt_load_cpu(0, c);
 }
 
+/* The IPI only wakes the CPU; the work is in call_fn, taken after the halt. */
+static void ipi_call_irq(void *ctx)
+{
+	UNUSED(ctx);
+}
+
 void ap_main(void);
 void ap_main(void)
 {
@@ -87,9 +95,38 @@ void ap_main(void)
 	lapic_ap_setup();
 	c->state = CPU_IDLE;            /* tells smp_init we are running */
 	for (;;) {
-		__asm__ __volatile__("sti; hlt; cli" ::: "memory");
-		c->halts++;
+		/* Halt unless a call is waiting: one that arrived after the check
+		 * sends its IPI, which ends the halt (STI holds interrupts off
+		 * for one more instruction, so none slips in before the HLT). */
+		__asm__ __volatile__("cli" ::: "memory");
+		if (!c->call_fn) {
+			__asm__ __volatile__("sti; hlt; cli" ::: "memory");
+			c->halts++;
+		}
+		void (*fn)(void *) = c->call_fn;
+		if (fn) {
+			c->state = CPU_BUSY;
+			__asm__ __volatile__("sti" ::: "memory");
+			fn(c->call_arg);
+			__asm__ __volatile__("cli" ::: "memory");
+			c->state = CPU_IDLE;
+			__atomic_store_n(&c->call_fn, NULL, __ATOMIC_RELEASE);
+		}
 	}
+}
+
+int smp_call(unsigned index, void (*fn)(void *arg), void *arg)
+{
+	if (index == 0 || index >= cpus_online)
+		return -EINVAL;
+	struct cpu *c = &cpus[index];
+	void (*none)(void *) = NULL;
+	c->call_arg = arg;
+	/* Claim the slot only if it is free: a CPU still running a call keeps it. */
+	if (!__atomic_compare_exchange_n(&c->call_fn, &none, fn, false, __ATOMIC_RELEASE,
+	                                 __ATOMIC_RELAXED))
+		return -EBUSY;
+	return lapic_send_ipi(c->apic_id, VEC_IPI_CALL);
 }
 
 static bool overlaps(uint32_t a, uint32_t len, uint32_t b, uint32_t blen)
@@ -191,6 +228,8 @@ void smp_init(void)
 		return;
 	}
 	cpus[0].apic_id = lapic_id();
+	if (irq_request_vector(VEC_IPI_CALL, ipi_call_irq, NULL, "ipi-call", lapic_eoi_for_ipi))
+		panic("smp_init: the IPI vector is taken");
 	if (acpi.cpu_count <= 1) {
 		kprintf("smp: one CPU (the MADT lists %u)\n", acpi.cpu_count);
 		return;

@@ -9,6 +9,9 @@
 #include "arch/irq.h"
 #include "kprintf.h"
 #include "kstring.h"
+#include "spinlock.h"
+#include "arch/smp.h"
+#include "errno.h"
 #include "shell/shell.h"
 #include "time/clocksource.h"
 #include "time/hrtimer.h"
@@ -222,11 +225,34 @@ int cmd_tick(int argc, char **argv)
 
 /* ---------------------------------------------------------- busy */
 
+/* On an AP (busy SECONDS CPU): spin there, in the background. */
+static void busy_on_this_cpu(void *seconds)
+{
+	uint64_t end = ktime_get_ns() + (uint64_t)(uintptr_t)seconds * NSEC_PER_SEC;
+	while (ktime_get_ns() < end)
+		cpu_relax();
+}
+
 int cmd_busy(int argc, char **argv)
 {
-	uint32_t s;
-	if (argc != 2 || parse_u32(argv[1], 1, BUSY_MAX_S, &s) != 0)
+	uint32_t s, cpu = 0;
+	if (argc < 2 || argc > 3 || parse_u32(argv[1], 1, BUSY_MAX_S, &s) != 0 ||
+	    (argc == 3 && parse_u32(argv[2], 0, UINT32_MAX, &cpu) != 0))
 		return SHELL_USAGE;
+	if (cpu >= cpus_online) {
+		kprintf("error: no CPU %u (%u online; see cpus)\n", cpu, cpus_online);
+		return -EINVAL;
+	}
+	if (cpu != 0) {
+		int rc = smp_call(cpu, busy_on_this_cpu, (void *)(uintptr_t)s);
+		if (rc == -EBUSY)
+			kprintf("error: CPU %u is busy already\n", cpu);
+		else if (rc)
+			kprintf("error: CPU %u did not take the IPI\n", cpu);
+		else
+			kprintf("busy: CPU %u spins for %u s in the background (see cpus)\n", cpu, s);
+		return rc;
+	}
 	uint64_t end = ktime_get_ns() + (uint64_t)s * NSEC_PER_SEC;
 	uint32_t j0 = jiffies;
 	/* Spin with interrupts on: the tick keeps coming, and no idle entry

@@ -40,7 +40,7 @@ const struct shell_command shell_commands[] = {
 	{ "sleep",    "MS",           "sleep MS milliseconds (0..86400000) on a timer; Ctrl-C stops", cmd_sleep },
 	{ "hz",       "[100|250|1000]", "show the tick rate, or change it at runtime", cmd_hz },
 	{ "tick",     "[periodic|dyntick|tickless]", "show or switch the tick mode", cmd_tick },
-	{ "busy",     "SECONDS",      "spin for 1..3600 s with the tick running (Ctrl-C stops)", cmd_busy },
+	{ "busy",     "SECONDS [CPU]", "spin for 1..3600 s with the tick running (Ctrl-C stops); on another CPU, in the background", cmd_busy },
 	{ "dyntick",  "[on|off]",     "the 2005 patch's status lines and skip counters; on = dyntick, off = periodic", cmd_dyntick },
 	{ "wakeups",  "[reset]",      "why the CPU woke, per cause, since the last reset (like powertop)", cmd_wakeups },
 	{ "idle",     "SECONDS",      "idle 1..3600 s, then one line: wakeups, sleep lengths, % halted", cmd_idle },

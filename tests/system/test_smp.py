@@ -93,3 +93,24 @@ def test_the_boot_cpu_keeps_exact_time_with_aps_up(boot):
     rows = [g.groups() for g in CPUS_LINE.finditer(outs[2])]
     assert len(rows) == 4 and 1 <= int(rows[0][4]) <= 5, outs[2]
     assert all(r[4] == "0" for r in rows[1:]), outs[2]
+
+
+def test_busy_on_another_cpu(boot):
+    """busy SECONDS CPU: an IPI wakes the AP, which spins there in the
+    background (the shell returns at once) and halts again when done.
+    From a reset: the AP shows busy, then idle with exactly one wakeup (the
+    IPI); the boot CPU never waited for it.  Misuse says why."""
+    vm = boot(extra=["-smp", "2"])
+    vm.send("wakeups reset\rbusy 1 1\rcpus\rsleep 1500\rcpus\r")
+    outs = [vm.wait_prompt(30).replace("\r", "") for _ in range(5)]
+    assert "busy: CPU 1 spins for 1 s in the background (see cpus)" in outs[1], outs[1]
+    during = [g.groups() for g in CPUS_LINE.finditer(outs[2])]
+    after = [g.groups() for g in CPUS_LINE.finditer(outs[4])]
+    assert during[1][2] == "busy", outs[2]
+    assert after[1][2] == "idle" and after[1][4] == "1", outs[4]
+    assert vm.cmd("busy 1 1").strip() == "busy: CPU 1 spins for 1 s in the background (see cpus)"
+    assert vm.cmd("busy 1 1").strip() == "error: CPU 1 is busy already"
+    assert vm.cmd("busy 1 2").strip() == "error: no CPU 2 (2 online; see cpus)"
+    for bad in ("busy 1 x", "busy 1 1 1", "busy 1 -1"):
+        assert vm.cmd(bad).startswith("usage: busy SECONDS [CPU]"), bad
+    assert vm.cmd("version").startswith("lull")

@@ -22,6 +22,10 @@ void lapic_timer_stop(void);
 bool lapic_present(void);
 unsigned lapic_id(void);
 int lapic_send_init(unsigned apic_id);
+/* A fixed-delivery IPI with `vector` to the APIC `apic_id` (0 or -ETIME),
+ * and the EOI its handler needs. */
+int lapic_send_ipi(unsigned apic_id, unsigned vector);
+void lapic_eoi_for_ipi(void);
 int lapic_send_startup(unsigned apic_id, uint32_t page_phys);
 void lapic_ap_setup(void);
 
