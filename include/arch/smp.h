@@ -12,6 +12,7 @@
 
 #define NR_CPUS         8           /* -smp 1..8; more in the MADT are not started */
 #define CPU_STACK_SIZE  16384       /* an AP's stack (the boot CPU has boot/entry.asm's) */
+#define CPU_VECTORS     256         /* interrupt vectors on x86 (SDM Vol. 3A, 6.2) */
 
 enum cpu_state {
 	CPU_OFFLINE,                    /* in the MADT, not started (or would not start) */
@@ -28,6 +29,7 @@ struct cpu {
 	void (*volatile call_fn)(void *arg);
 	void *call_arg;
 	volatile uint64_t halts;        /* times it halted and an interrupt woke it */
+	uint64_t irqs[CPU_VECTORS];     /* interrupts it took, per vector (`irqs`) */
 	uint64_t halts_at_reset;        /* halts at the last `wakeups reset` */
 	uint8_t stack[CPU_STACK_SIZE] __attribute__((aligned(16)));
 };

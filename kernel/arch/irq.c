@@ -28,7 +28,6 @@ struct irq_desc {
 	void *ctx;
 	const char *name;
 	void (*eoi)(void);          /* NULL: lines 0..15 use chip->eoi(line) */
-	uint64_t count;
 };
 
 static struct irq_desc descs[VECTORS];
@@ -108,7 +107,7 @@ void irq_dispatch(struct trapframe *tf)
 		spurious[v - VEC_IRQ_BASE]++;
 		return;
 	}
-	d->count++;
+	this_cpu()->irqs[v]++;          /* per CPU: no two CPUs write one counter */
 	/* Only the boot CPU has a tick so far (docs/smp.md): on an AP the
 	 * tick's hooks would work on the boot CPU's tick state. */
 	bool ticks = this_cpu()->index == 0;
@@ -128,19 +127,29 @@ void irq_dispatch(struct trapframe *tf)
 		tick_irq_exit();
 }
 
+/* One column per CPU when there are several (as /proc/interrupts), then
+ * the total; with one CPU just the count. */
 void irq_print_counts(void)
 {
-	kprintf(" vector  line  %-12s %12s\n", "device", "count");
+	bool several = cpus_online > 1;
+	kprintf(" vector  line  %-12s", "device");
+	for (unsigned c = 0; several && c < cpus_online; c++)
+		kprintf(" %9s%u", "CPU", c);
+	kprintf(" %12s\n", several ? "total" : "count");
 	for (unsigned v = VEC_EXCEPTIONS; v < VECTORS; v++) {
 		struct irq_desc *d = &descs[v];
-		if (!d->handler && !d->count)
+		uint64_t total = 0;
+		for (unsigned c = 0; c < cpus_online; c++)
+			total += cpus[c].irqs[v];
+		if (!d->handler && !total)
 			continue;
 		if (is_pic_vector(v))
-			kprintf("   0x%02x  %4u  %-12s %12llu\n", v, v - VEC_IRQ_BASE,
-			        d->name ? d->name : "-", (unsigned long long)d->count);
+			kprintf("   0x%02x  %4u  %-12s", v, v - VEC_IRQ_BASE, d->name ? d->name : "-");
 		else
-			kprintf("   0x%02x  lapic %-12s %12llu\n", v,
-			        d->name ? d->name : "-", (unsigned long long)d->count);
+			kprintf("   0x%02x  lapic %-12s", v, d->name ? d->name : "-");
+		for (unsigned c = 0; several && c < cpus_online; c++)
+			kprintf(" %10llu", (unsigned long long)cpus[c].irqs[v]);
+		kprintf(" %12llu\n", (unsigned long long)total);
 	}
 	for (unsigned l = 0; l < IRQ_LINES; l++)
 		if (spurious[l])

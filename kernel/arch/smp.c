@@ -228,8 +228,6 @@ void smp_init(void)
 		return;
 	}
 	cpus[0].apic_id = lapic_id();
-	if (irq_request_vector(VEC_IPI_CALL, ipi_call_irq, NULL, "ipi-call", lapic_eoi_for_ipi))
-		panic("smp_init: the IPI vector is taken");
 	if (acpi.cpu_count <= 1) {
 		kprintf("smp: one CPU (the MADT lists %u)\n", acpi.cpu_count);
 		return;
@@ -245,6 +243,8 @@ void smp_init(void)
 		        acpi.cpu_count);
 		return;
 	}
+	if (irq_request_vector(VEC_IPI_CALL, ipi_call_irq, NULL, "ipi-call", lapic_eoi_for_ipi))
+		panic("smp_init: the IPI vector is taken");
 	unsigned listed = MIN(acpi.cpu_count, (unsigned)ACPI_MAX_CPUS), next = 1;
 	for (unsigned i = 0; i < listed && next < NR_CPUS; i++) {
 		unsigned id = acpi.cpu_apic_id[i];

@@ -114,3 +114,23 @@ def test_busy_on_another_cpu(boot):
     for bad in ("busy 1 x", "busy 1 1 1", "busy 1 -1"):
         assert vm.cmd(bad).startswith("usage: busy SECONDS [CPU]"), bad
     assert vm.cmd("version").startswith("lull")
+
+
+def test_irqs_per_cpu(boot):
+    """irqs has a column per CPU and the total: the IPI that woke CPU 1 for
+    `busy` is counted on CPU 1, the serial line's interrupts on CPU 0."""
+    vm = boot(extra=["-smp", "3"])
+    vm.cmd("busy 1 1")
+    out = vm.cmd("irqs").replace("\r", "")
+    assert out.splitlines()[0].split() == ["vector", "line", "device", "CPU0", "CPU1", "CPU2",
+                                           "total"], out
+    ipi = re.search(r"^\s+0xf1\s+lapic\s+ipi-call\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)$", out, re.M)
+    assert ipi and ipi.groups() == ("0", "1", "0", "1"), out
+    uart = re.search(r"^\s+0x24\s+4\s+uart\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)$", out, re.M)
+    assert uart and int(uart.group(1)) > 0 and uart.group(2) == uart.group(3) == "0", out
+    assert int(uart.group(4)) == int(uart.group(1)), out
+    # One CPU: one count column, and no IPI vector.
+    vm1 = boot()
+    out = vm1.cmd("irqs").replace("\r", "")
+    assert out.splitlines()[0].split() == ["vector", "line", "device", "count"], out
+    assert "ipi-call" not in out
