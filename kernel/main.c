@@ -65,7 +65,8 @@ void kmain(uint32_t magic, uint32_t mbi_addr)
 	hpet_init();                    /* HPET counter + comparator, if the table says so */
 	acpi_pm_init();                 /* ACPI PM timer, if the FADT has one */
 	tsc_init();                     /* TSC, calibrated against the best of the above */
-	lapic_init();                   /* local APIC and its timer, calibrated likewise */
+	lapic_init();                   /* local APIC: virtual wire mode for the PIC */
+	lapic_timer_init();             /* its timer, calibrated like the TSC */
 	rtc_init();                     /* CMOS clock for `date` */
 	floor_if_requested();           /* boot option floor: stop everything, halt */
 	selftest_run_if_requested();    /* boot option selftest: KTAP, then exit */

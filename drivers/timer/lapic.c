@@ -1,60 +1,25 @@
-/* drivers/timer/lapic.c — the local APIC: the CPU's own interrupt controller,
- * and the timer inside it.
+/* drivers/timer/lapic.c — the timer inside the local APIC (the APIC
+ * itself is drivers/platform/lapic.c).
  *
- * Spec: Intel SDM Vol. 3A, chapter 10 "Advanced Programmable Interrupt
- * Controller (APIC)", numbered as in the 2011-2021 editions (chapter 11 in
- * later ones): 10.4.3-10.4.4 enabling and finding it, Table 10-1 registers,
- * 10.5.1 local vector table, 10.5.4 timer, 10.5.4.1 TSC-deadline mode,
- * 10.8.5 EOI, 10.9 spurious interrupts; virtual wire mode: Intel
- * MultiProcessor Specification 1.4, 3.6.2.2.  lull runs on one CPU and
- * keeps the 8259 PIC, so the APIC stays in virtual wire mode: LINT0 passes
- * the PIC's INTR through (ExtINT), LINT1 carries NMI, and legacy IRQs reach
- * the CPU as before, acknowledged at the PIC alone.  We add the clock event
- * devices "lapic" (the APIC timer, one-shot or periodic) and, where the CPU
- * has it, "tsc-deadline" (the same timer firing when the TSC reaches a
- * value).  Not used: IPIs, the I/O APIC, x2APIC, the error, thermal and
- * performance LVT entries (left masked).
+ * Spec: Intel SDM Vol. 3A, chapter 10, numbered as in the 2011-2021
+ * editions: 10.5.1 local vector table, 10.5.4 timer, 10.5.4.1 TSC-deadline
+ * mode.  Two clock event devices: "lapic" (the APIC timer, one-shot or
+ * periodic, counting the bus clock) and, where the CPU has it,
+ * "tsc-deadline" (the same timer firing when the TSC reaches a value).
+ * So far they serve the boot CPU only (docs/smp.md).
  */
 #include "drivers/timer/lapic.h"
+#include "drivers/platform.h"
 #include "time/calibrate.h"
-#include "drivers/acpi.h"
 #include "errno.h"
 #include "arch/irq.h"
 #include "kprintf.h"
-#include "arch/paging.h"
 #include "panic.h"
 #include "time/clockevent.h"
 #include "time/clocksource.h"
 #include "arch/trap.h"
 #include "arch/x86.h"
 
-#define LAPIC_DEFAULT_BASE  0xFEE00000u     /* where every APIC starts (10.4.1) */
-
-/* Registers: offsets from the base, 32 bits each (Table 10-1). */
-enum {
-	LAPIC_ID            = 0x020,    /* this APIC's ID in bits 24-31 */
-	LAPIC_VERSION       = 0x030,    /* version in bits 0-7 */
-	LAPIC_TPR           = 0x080,    /* task priority */
-	LAPIC_EOI           = 0x0B0,    /* end of interrupt: write 0 */
-	LAPIC_SVR           = 0x0F0,    /* spurious vector, software enable */
-	LAPIC_ICR_LO        = 0x300,    /* interrupt command: writing it sends */
-	LAPIC_ICR_HI        = 0x310,    /* ... the destination, bits 24-31 */
-	LAPIC_LVT_TIMER     = 0x320,    /* local vector table: the timer */
-	LAPIC_LVT_LINT0     = 0x350,    /* ... pin LINT0 (the PIC's INTR) */
-	LAPIC_LVT_LINT1     = 0x360,    /* ... pin LINT1 (NMI) */
-	LAPIC_LVT_ERROR     = 0x370,    /* ... APIC internal errors */
-	LAPIC_TIMER_INITIAL = 0x380,    /* initial count: writing it starts the timer */
-	LAPIC_TIMER_CURRENT = 0x390,    /* current count, counting down (read only) */
-	LAPIC_TIMER_DIVIDE  = 0x3E0,    /* divide configuration */
-};
-
-#define LAPIC_VERSION_FIELD     0xFFu       /* bits 0-7 of LAPIC_VERSION */
-#define LAPIC_VERSION_KIND      0xF0u       /* its high nibble ... */
-#define LAPIC_VERSION_INTEGRATED 0x10u      /* ... is 1 for an APIC inside the CPU */
-#define LAPIC_SVR_ENABLE        (1u << 8)   /* APIC software enable */
-#define LVT_DELIVERY_NMI        (4u << 8)   /* deliver as NMI */
-#define LVT_DELIVERY_EXTINT     (7u << 8)   /* take the vector from the 8259 */
-#define LVT_MASKED              (1u << 16)  /* no interrupts from this entry */
 #define LVT_TIMER_ONESHOT       (0u << 17)  /* count down once, stop at 0 */
 #define LVT_TIMER_PERIODIC      (1u << 17)  /* reload the initial count at 0 */
 #define LVT_TIMER_TSC_DEADLINE  (2u << 17)  /* fire when TSC >= IA32_TSC_DEADLINE */
@@ -67,11 +32,7 @@ enum {
 #define LAPIC_DIVIDE_BY_16      0x3u        /* divide configuration bits 3,1,0 = 0,1,1 */
 #define LAPIC_TIMER_DIVISOR     16          /* ... the same, as a number */
 
-#define MSR_IA32_APIC_BASE      0x1B        /* P6 and later: the APIC's address */
-#define APIC_BASE_ADDRESS       0xFFFFF000u /* its bits 12-31 (32-35 are 0 here) */
 #define MSR_IA32_TSC_DEADLINE   0x6E0       /* absolute TSC deadline; 0 disarms */
-#define CPU_FAMILY_P6           6           /* first family with IA32_APIC_BASE */
-
 #define LAPIC_TIMER_MIN_HZ      1000000ULL      /* plausible rates after the divider: */
 #define LAPIC_TIMER_MAX_HZ      1000000000ULL   /* outside, the measurement went wrong */
 /* 100 ppm: a timer 1 s ahead fires within 100 us of its time; earlier is
@@ -90,31 +51,11 @@ enum {
 #define TSC_DEADLINE_MIN_DELTA  1000
 #define TSC_DEADLINE_MAX_DELTA  (1ULL << 62)
 
-static uintptr_t lapic_regs;        /* mapped registers, 0 if no APIC */
 static bool timer_stopped_for_good; /* lapic_timer_stop() was called */
 /* "lapic" and "tsc-deadline" share the LVT timer entry and its vector:
  * the one that programmed it last gets the interrupts, and only it may
  * stop it (the tick code may start the new device before stopping the old). */
 static struct clock_event_device *timer_owner;
-
-static uint32_t lapic_read(unsigned reg) { return mmio_read32(lapic_regs + reg); }
-static void lapic_write(unsigned reg, uint32_t v) { mmio_write32(lapic_regs + reg, v); }
-
-/* 10.8.5: tell the APIC the interrupt it delivered is handled.  Only for
- * vectors the APIC delivers itself: ExtINT ones are the PIC's business. */
-static void lapic_eoi(void)
-{
-	if (lapic_regs)
-		lapic_write(LAPIC_EOI, 0);
-}
-
-/* 10.9: a spurious-vector interrupt is not in service, so it must not get
- * an EOI (we register it with none).  irq_dispatch has already counted it
- * for `irqs`; there is nothing else to do. */
-static void lapic_spurious_irq(void *ctx)
-{
-	UNUSED(ctx);
-}
 
 static void lapic_timer_irq(void *ctx)
 {
@@ -261,98 +202,6 @@ void lapic_timer_stop(void)
 	timer_stopped_for_good = true;
 }
 
-/* 10.4.4: IA32_APIC_BASE holds the address on P6 and later (its enable
- * bit is set, or CPUID would not report an APIC: 10.4.3); a Pentium has no
- * such MSR, so we take the MADT's word, or the reset default. */
-static uint32_t lapic_phys_base(void)
-{
-	if (cpu.family >= CPU_FAMILY_P6 && (cpu.feat_edx & CPUID_1_EDX_MSR))
-		return (uint32_t)rdmsr(MSR_IA32_APIC_BASE) & APIC_BASE_ADDRESS;
-	if (acpi.has_madt && acpi.lapic_base)
-		return acpi.lapic_base;
-	return LAPIC_DEFAULT_BASE;
-}
-
-/* Software-enable first: while the APIC is software-disabled every LVT
- * entry stays masked whatever we write (10.4.7.2). */
-static void lapic_setup_virtual_wire(void)
-{
-	lapic_write(LAPIC_SVR, LAPIC_SVR_ENABLE | VEC_LAPIC_SPURIOUS);
-	lapic_write(LAPIC_TPR, 0);                              /* accept all priorities */
-	lapic_write(LAPIC_LVT_LINT0, LVT_DELIVERY_EXTINT);      /* unmasked: the PIC's INTR */
-	lapic_write(LAPIC_LVT_LINT1, LVT_DELIVERY_NMI);         /* unmasked: NMI */
-	lapic_write(LAPIC_LVT_ERROR, LVT_MASKED | VEC_LAPIC_ERROR);
-	lapic_write(LAPIC_LVT_TIMER, LVT_MASKED | VEC_LAPIC_TIMER);
-}
-
-/* --- IDs and inter-processor interrupts (10.6), for kernel/arch/smp.c --- */
-
-#define LAPIC_ID_SHIFT          24
-#define ICR_DELIVERY_INIT       (5u << 8)   /* 10.6.1: delivery mode INIT */
-#define ICR_DELIVERY_STARTUP    (6u << 8)   /* ... start-up: vector = page */
-#define ICR_SEND_PENDING        (1u << 12)  /* delivery status: not yet taken */
-#define ICR_LEVEL_ASSERT        (1u << 14)
-#define ICR_DEST_SHIFT          24          /* physical destination: an APIC ID */
-/* The APIC takes an IPI within a few bus cycles; 100,000 reads (over 10 ms
- * even under emulation) only run out on a broken one. */
-#define ICR_SEND_POLLS          100000
-
-bool lapic_present(void)
-{
-	return lapic_regs != 0;
-}
-
-unsigned lapic_id(void)
-{
-	return lapic_read(LAPIC_ID) >> LAPIC_ID_SHIFT;
-}
-
-static int lapic_send(unsigned apic_id, uint32_t command)
-{
-	lapic_write(LAPIC_ICR_HI, apic_id << ICR_DEST_SHIFT);
-	lapic_write(LAPIC_ICR_LO, command);         /* this write sends it */
-	for (unsigned i = 0; i < ICR_SEND_POLLS; i++)
-		if (!(lapic_read(LAPIC_ICR_LO) & ICR_SEND_PENDING))
-			return 0;
-	return -ETIME;
-}
-
-#define ICR_DELIVERY_FIXED      (0u << 8)   /* the vector, to the one APIC named */
-
-int lapic_send_ipi(unsigned apic_id, unsigned vector)
-{
-	return lapic_send(apic_id, ICR_DELIVERY_FIXED | ICR_LEVEL_ASSERT | vector);
-}
-
-/* An IPI is delivered by the APIC: it needs its EOI like any APIC vector. */
-void lapic_eoi_for_ipi(void)
-{
-	lapic_eoi();
-}
-
-int lapic_send_init(unsigned apic_id)
-{
-	return lapic_send(apic_id, ICR_DELIVERY_INIT | ICR_LEVEL_ASSERT);
-}
-
-int lapic_send_startup(unsigned apic_id, uint32_t page_phys)
-{
-	return lapic_send(apic_id, ICR_DELIVERY_STARTUP | (page_phys >> PAGE_SHIFT));
-}
-
-/* An AP's own APIC, after INIT: software-enable it with the spurious
- * vector; its LINT pins stay masked (the PIC's interrupts and NMI go to
- * the boot CPU only) and so does its timer, until it has a tick. */
-void lapic_ap_setup(void)
-{
-	lapic_write(LAPIC_SVR, LAPIC_SVR_ENABLE | VEC_LAPIC_SPURIOUS);
-	lapic_write(LAPIC_TPR, 0);
-	lapic_write(LAPIC_LVT_LINT0, LVT_MASKED);
-	lapic_write(LAPIC_LVT_LINT1, LVT_MASKED);
-	lapic_write(LAPIC_LVT_ERROR, LVT_MASKED | VEC_LAPIC_ERROR);
-	lapic_write(LAPIC_LVT_TIMER, LVT_MASKED | VEC_LAPIC_TIMER);
-}
-
 /* The timer counts down; kernel/time/calibrate.c wants a counter that counts up. */
 static uint64_t lapic_timer_elapsed(void)
 {
@@ -395,30 +244,13 @@ static void tsc_deadline_init(void)
 		kprintf("lapic: TSC-deadline mode not used: the time core refused it (error %d)\n", rc);
 }
 
-int lapic_init(void)
+int lapic_timer_init(void)
 {
-	if (!cpu.has_cpuid || !(cpu.feat_edx & CPUID_1_EDX_APIC)) {
-		kprintf("lapic: none (CPUID reports no local APIC)\n");
-		return -ENODEV;
-	}
-	uint32_t phys = lapic_phys_base();
-	void *regs = paging_map_mmio(phys, PAGE_SIZE);
-	if (!regs) {
-		kprintf("lapic: not used: cannot map its registers at 0x%08x\n", phys);
-		return -ENODEV;
-	}
-	lapic_regs = (uintptr_t)regs;
-	uint32_t version = lapic_read(LAPIC_VERSION) & LAPIC_VERSION_FIELD;
-	if ((version & LAPIC_VERSION_KIND) != LAPIC_VERSION_INTEGRATED) {
-		kprintf("lapic: none at 0x%08x (version register reads 0x%02x)\n", phys, version);
-		lapic_regs = 0;
-		return -ENODEV;
-	}
-
-	lapic_setup_virtual_wire();
-	if (irq_request_vector(VEC_LAPIC_SPURIOUS, lapic_spurious_irq, NULL, "spurious", NULL) ||
-	    irq_request_vector(VEC_LAPIC_TIMER, lapic_timer_irq, NULL, "lapic-timer", lapic_eoi))
-		panic("lapic_init: APIC vectors already taken");
+	if (!lapic_present())
+		return -ENODEV;         /* drivers/platform/lapic.c said why */
+	uint32_t phys = lapic_phys();
+	if (irq_request_vector(VEC_LAPIC_TIMER, lapic_timer_irq, NULL, "lapic-timer", lapic_eoi))
+		panic("lapic_timer_init: the timer vector is taken");
 
 	struct calibration cal;
 	int rc = lapic_timer_calibrate(&cal);
@@ -430,7 +262,7 @@ int lapic_init(void)
 	char mhz[FMT_FIXED_SIZE];
 	kprintf("lapic: at 0x%08x (version 0x%02x), timer %s MHz "
 	        "(bus / %u, calibrated against %s, spread %u ppm)\n",
-	        phys, version, fmt_mhz(mhz, sizeof(mhz), cal.freq_hz),
+	        phys, lapic_version(), fmt_mhz(mhz, sizeof(mhz), cal.freq_hz),
 	        LAPIC_TIMER_DIVISOR, cal.ref, cal.spread_ppm);
 	/* What calibration measured is the timer's ratio to the reference
 	 * clocksource (none for PIT channel 2): if that counter's rate is

@@ -28,4 +28,32 @@ void qemu_debug_exit(uint8_t code);     /* QEMU exits with (code << 1) | 1 */
 /* drivers/platform/i8042.c — the keyboard controller's reset line */
 void i8042_pulse_reset(void);
 
+/* drivers/platform/lapic.c — the local APIC, this CPU's interrupt
+ * controller.  lapic_init maps it and puts the boot CPU's in virtual wire
+ * mode (0, or -ENODEV after one line); the rest is for the timer driver
+ * and kernel/arch/smp.c: its registers, EOI, this CPU's APIC ID, IPIs
+ * (INIT, start-up at page_phys, or a vector: 0, or -ETIME if the APIC never
+ * took it), and an AP's own APIC set up once it runs. */
+int lapic_init(void);
+bool lapic_present(void);
+uint32_t lapic_phys(void);
+unsigned lapic_version(void);
+uint32_t lapic_read(unsigned reg);
+void lapic_write(unsigned reg, uint32_t v);
+void lapic_eoi(void);
+unsigned lapic_id(void);
+int lapic_send_init(unsigned apic_id);
+int lapic_send_startup(unsigned apic_id, uint32_t page_phys);
+int lapic_send_ipi(unsigned apic_id, unsigned vector);
+void lapic_ap_setup(void);
+/* The timer's registers (SDM Table 10-1) and the LVT mask bit (10.5.1),
+ * shared with drivers/timer/lapic.c. */
+enum {
+	LAPIC_LVT_TIMER     = 0x320,    /* local vector table: the timer */
+	LAPIC_TIMER_INITIAL = 0x380,    /* initial count: writing it starts the timer */
+	LAPIC_TIMER_CURRENT = 0x390,    /* current count, counting down (read only) */
+	LAPIC_TIMER_DIVIDE  = 0x3E0,    /* divide configuration */
+};
+#define LVT_MASKED              (1u << 16)  /* no interrupts from this entry */
+
 #endif

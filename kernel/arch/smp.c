@@ -23,7 +23,7 @@
 #include "arch/x86.h"
 #include "arch/paging.h"
 #include "drivers/acpi.h"
-#include "drivers/timer/lapic.h"
+#include "drivers/platform.h"
 #include "drivers/timer/pit.h"
 #include "errno.h"
 #include "kprintf.h"
@@ -243,7 +243,7 @@ void smp_init(void)
 		        acpi.cpu_count);
 		return;
 	}
-	if (irq_request_vector(VEC_IPI_CALL, ipi_call_irq, NULL, "ipi-call", lapic_eoi_for_ipi))
+	if (irq_request_vector(VEC_IPI_CALL, ipi_call_irq, NULL, "ipi-call", lapic_eoi))
 		panic("smp_init: the IPI vector is taken");
 	unsigned listed = MIN(acpi.cpu_count, (unsigned)ACPI_MAX_CPUS), next = 1;
 	for (unsigned i = 0; i < listed && next < NR_CPUS; i++) {
