@@ -9,6 +9,7 @@
 #define LULL_ARCH_SMP_H
 
 #include "compiler.h"
+#include "time/tick.h"
 
 #define NR_CPUS         8           /* -smp 1..8; more in the MADT are not started */
 #define CPU_STACK_SIZE  16384       /* an AP's stack (the boot CPU has boot/entry.asm's) */
@@ -30,6 +31,7 @@ struct cpu {
 	void *call_arg;
 	volatile uint64_t halts;        /* times it halted and an interrupt woke it */
 	uint64_t irqs[CPU_VECTORS];     /* interrupts it took, per vector (`irqs`) */
+	struct tick_cpu tick;           /* its tick (only the boot CPU's runs so far) */
 	uint64_t halts_at_reset;        /* halts at the last `wakeups reset` */
 	uint8_t stack[CPU_STACK_SIZE] __attribute__((aligned(16)));
 };

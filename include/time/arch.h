@@ -19,6 +19,11 @@ void arch_irq_restore(unsigned long flags);
 void arch_irq_enable(void);
 void arch_irq_disable(void);
 
+/* This CPU's tick state (include/time/tick.h): the kernel keeps one in
+ * each CPU's struct cpu; the host tests one per thread. */
+struct tick_cpu;
+struct tick_cpu *arch_this_tick(void);
+
 /* Print through the kernel console (the host tests print or swallow). */
 int kprintf(const char *fmt, ...) __printf(1, 2);
 

@@ -11,13 +11,15 @@
  * Both skipping modes need a clocksource that keeps counting across skipped
  * ticks (CLOCK_SOURCE_CONTINUOUS): jiffies are caught up from it.
  *
- * The state lives in one struct tick_cpu per CPU (one CPU for now).
+ * The state lives in one struct tick_cpu per CPU (in the kernel, in its
+ * struct cpu: include/arch/smp.h); only the boot CPU ticks so far.
  * The code: kernel/time/tick.c runs the tick, tick_sched.c stops it while
  * idle, tick_boot.c starts it (boot options, the patch's boot messages).
  */
 #ifndef LULL_TIME_TICK_H
 #define LULL_TIME_TICK_H
 
+#include "arch.h"
 #include "clockevent.h"
 
 enum tick_mode { TICK_MODE_PERIODIC, TICK_MODE_DYNTICK, TICK_MODE_TICKLESS };
@@ -60,8 +62,7 @@ struct tick_cpu {
 	uint64_t skips, ticks_skipped, catchups, longest_skip;
 };
 
-extern struct tick_cpu tick_cpu0;
-static inline struct tick_cpu *this_tick(void) { return &tick_cpu0; }
+static inline struct tick_cpu *this_tick(void) { return arch_this_tick(); }
 
 /* Pick the tick device and mode (boot options) and start ticking. */
 void tick_init(void);

@@ -43,8 +43,6 @@
 #include "time/wakeups.h"
 #include "tick_internal.h"
 
-struct tick_cpu tick_cpu0;
-
 static const char *const mode_names[] = {
 	[TICK_MODE_PERIODIC] = "periodic",
 	[TICK_MODE_DYNTICK] = "dyntick",

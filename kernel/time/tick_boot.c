@@ -96,7 +96,7 @@ void tick_init(void)
 #ifdef LULL_HOST
 void tick_reset_for_test(void)
 {
-	memset(&tick_cpu0, 0, sizeof(tick_cpu0));
+	memset(this_tick(), 0, sizeof(*this_tick()));
 	boot_mode = TICK_MODE_TICKLESS;
 	boot_mode_given = false;
 	tick_patch_device = NULL;

@@ -19,10 +19,15 @@
 #include <string.h>
 
 #include "time/arch.h"
+#include "time/tick.h"
 
 /* Per thread: each host thread in tests/unit/test_spinlock.c is a CPU,
  * and every CPU has its own interrupt flag. */
 _Thread_local bool host_irqs_disabled;
+
+/* The tick state of this thread's simulated CPU. */
+static _Thread_local struct tick_cpu host_tick_cpu;
+struct tick_cpu *arch_this_tick(void) { return &host_tick_cpu; }
 char host_last_kprintf[256];
 char host_kprintf_log[8192];
 jmp_buf *host_panic_catch;
