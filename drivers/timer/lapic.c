@@ -10,6 +10,7 @@
  */
 #include "drivers/timer/lapic.h"
 #include "drivers/platform.h"
+#include "arch/smp.h"
 #include "time/calibrate.h"
 #include "errno.h"
 #include "arch/irq.h"
@@ -54,8 +55,9 @@
 static bool timer_stopped_for_good; /* lapic_timer_stop() was called */
 /* "lapic" and "tsc-deadline" share the LVT timer entry and its vector:
  * the one that programmed it last gets the interrupts, and only it may
- * stop it (the tick code may start the new device before stopping the old). */
-static struct clock_event_device *timer_owner;
+ * stop it (the tick code may start the new device before stopping the old).
+ * Each CPU has its own timer, so each its own owner, in its struct cpu. */
+#define timer_owner (this_cpu()->lapic_timer_owner)
 
 static void lapic_timer_irq(void *ctx)
 {
@@ -242,6 +244,28 @@ static void tsc_deadline_init(void)
 	int rc = clockevents_register(&tsc_deadline_clockevent);
 	if (rc)
 		kprintf("lapic: TSC-deadline mode not used: the time core refused it (error %d)\n", rc);
+}
+
+/* An AP's own timer, as its tick device: the same device as the boot
+ * CPU's (the bus clock, so the rate, is the same for every CPU; measured
+ * once, at boot), but not in the registry: it serves this CPU's tick only.
+ * NULL if the boot CPU's timer was not registered. */
+struct clock_event_device *lapic_timer_this_ap(void)
+{
+	if (!lapic_clockevent.mult)
+		return NULL;
+	struct clock_event_device *dev = &this_cpu()->lapic_timer;
+	if (!dev->mult) {
+		/* Divide by 16 as on the boot CPU: after INIT the divider is
+		 * 2 (divide configuration 0, SDM 10.5.4), eight times faster. */
+		lapic_write(LAPIC_TIMER_DIVIDE, LAPIC_DIVIDE_BY_16);
+		*dev = lapic_clockevent;
+		dev->next = NULL;
+		dev->event_handler = NULL;
+		dev->state = CLOCK_EVT_STATE_SHUTDOWN;
+		dev->events = dev->stale_events = 0;
+	}
+	return dev;
 }
 
 int lapic_timer_init(void)

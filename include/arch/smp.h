@@ -9,6 +9,7 @@
 #define LULL_ARCH_SMP_H
 
 #include "compiler.h"
+#include "time/clockevent.h"
 #include "time/tick.h"
 
 #define NR_CPUS         8           /* -smp 1..8; more in the MADT are not started */
@@ -31,7 +32,12 @@ struct cpu {
 	void *call_arg;
 	volatile uint64_t halts;        /* times it halted and an interrupt woke it */
 	uint64_t irqs[CPU_VECTORS];     /* interrupts it took, per vector (`irqs`) */
-	struct tick_cpu tick;           /* its tick (only the boot CPU's runs so far) */
+	struct tick_cpu tick;           /* its tick */
+	unsigned tick_generation;       /* of the boot CPU's tick it follows (smp.c) */
+	/* Its local APIC timer: the device that drove the timer interrupt
+	 * last (drivers/timer/lapic.c), and an AP's own tick device. */
+	struct clock_event_device *lapic_timer_owner;
+	struct clock_event_device lapic_timer;
 	uint64_t halts_at_reset;        /* halts at the last `wakeups reset` */
 	uint8_t stack[CPU_STACK_SIZE] __attribute__((aligned(16)));
 };
@@ -45,6 +51,10 @@ extern uint64_t cpus_reset_ns;      /* uptime of the last `wakeups reset`, 0 at 
  * its state is busy meanwhile.  0, -EINVAL (no such AP), -EBUSY (it is
  * running one already), or -ETIME (its APIC did not take the IPI). */
 int smp_call(unsigned index, void (*fn)(void *arg), void *arg);
+
+/* The boot CPU's tick changed (tick_on_change): wake every AP so it
+ * restarts its own to match. */
+void smp_tick_changed(void);
 
 /* `wakeups reset`: count every CPU's wakeups from now. */
 void cpus_wakeups_reset(uint64_t now_ns);

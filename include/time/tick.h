@@ -55,6 +55,7 @@ struct tick_cpu {
 	bool stopped;                     /* skipping: no tick until the device fires */
 	bool softirq_pending;             /* timers may be due: run on irq exit */
 	bool in_softirq;
+	bool secondary;                   /* an AP's: keeps no jiffies, runs no timers */
 	unsigned skip;                    /* dyntick: ticks this skip was programmed for */
 	enum tick_limit skip_limit;       /* what chose the current sleep's length */
 	const char *skip_timer;           /* name of the timer that chose it, if any */
@@ -63,6 +64,20 @@ struct tick_cpu {
 };
 
 static inline struct tick_cpu *this_tick(void) { return arch_this_tick(); }
+
+/* An AP's tick, on its own device, following the boot CPU's mode and
+ * rate (kernel/arch/smp.c calls it on the AP whenever they change).  The
+ * boot CPU keeps jiffies and runs every timer, so an AP's tick has nothing
+ * to do but be there or not: periodic and dyntick tick HZ times a second
+ * (dyntick's skip on every CPU once all are idle comes with the per-CPU
+ * timers; docs/smp.md), tickless stops: nothing is due on the AP. */
+void tick_secondary_start(struct clock_event_device *dev, enum tick_mode mode, unsigned hz);
+
+/* Call fn (interrupts off) whenever the tick starts or changes mode, rate
+ * or device: kernel/arch/smp.c has the other CPUs follow.  A registered
+ * hook, not a call, so the time core calls nothing above it.  One hook;
+ * NULL removes it. */
+void tick_on_change(void (*fn)(void));
 
 /* Pick the tick device and mode (boot options) and start ticking. */
 void tick_init(void);

@@ -14,8 +14,9 @@
  * protected mode on the stack in its struct cpu, with paging on.  APs start
  * one at a time, so they share the ap_boot_* variables.  ap_main() loads
  * the GDT (with the AP's own FS segment) and the IDT, sets up its local
- * APIC, says it is online, and halts with interrupts on: for now nothing
- * sends it any (no tick runs on it; the PIC's interrupts go to the BSP).
+ * APIC, says it is online, and halts with interrupts on.  Its own local
+ * APIC timer then follows the boot CPU's tick mode and rate
+ * (smp_tick_changed, ap_follow_tick); the PIC's interrupts go to the BSP.
  */
 #include "arch/irq.h"
 #include "arch/smp.h"
@@ -24,6 +25,7 @@
 #include "arch/paging.h"
 #include "drivers/acpi.h"
 #include "drivers/platform.h"
+#include "drivers/timer/lapic.h"
 #include "drivers/timer/pit.h"
 #include "errno.h"
 #include "kprintf.h"
@@ -86,6 +88,28 @@ static void ipi_call_irq(void *ctx)
 	UNUSED(ctx);
 }
 
+/* Bumped whenever the boot CPU's tick changes; each AP compares. */
+static volatile unsigned tick_generation;
+
+void smp_tick_changed(void)
+{
+	__atomic_add_fetch(&tick_generation, 1, __ATOMIC_RELEASE);
+	for (unsigned i = 1; i < cpus_online; i++)
+		(void)lapic_send_ipi(cpus[i].apic_id, VEC_IPI_CALL);
+}
+
+/* On an AP: match the boot CPU's tick mode and rate with its own. */
+static void ap_follow_tick(struct cpu *c)
+{
+	unsigned gen = __atomic_load_n(&tick_generation, __ATOMIC_ACQUIRE);
+	if (c->tick_generation == gen)
+		return;
+	c->tick_generation = gen;
+	struct clock_event_device *dev = lapic_timer_this_ap();
+	if (dev)
+		tick_secondary_start(dev, READ_ONCE(cpus[0].tick.mode), READ_ONCE(cpus[0].tick.hz));
+}
+
 void ap_main(void);
 void ap_main(void)
 {
@@ -95,11 +119,12 @@ void ap_main(void)
 	lapic_ap_setup();
 	c->state = CPU_IDLE;            /* tells smp_init we are running */
 	for (;;) {
+		__asm__ __volatile__("cli" ::: "memory");
+		ap_follow_tick(c);
 		/* Halt unless a call is waiting: one that arrived after the check
 		 * sends its IPI, which ends the halt (STI holds interrupts off
 		 * for one more instruction, so none slips in before the HLT). */
-		__asm__ __volatile__("cli" ::: "memory");
-		if (!c->call_fn) {
+		if (!c->call_fn && c->tick_generation == tick_generation) {
 			__asm__ __volatile__("sti; hlt; cli" ::: "memory");
 			c->halts++;
 		}
@@ -245,6 +270,7 @@ void smp_init(void)
 	}
 	if (irq_request_vector(VEC_IPI_CALL, ipi_call_irq, NULL, "ipi-call", lapic_eoi))
 		panic("smp_init: the IPI vector is taken");
+	tick_on_change(smp_tick_changed);       /* the APs follow the boot CPU's tick */
 	unsigned listed = MIN(acpi.cpu_count, (unsigned)ACPI_MAX_CPUS), next = 1;
 	for (unsigned i = 0; i < listed && next < NR_CPUS; i++) {
 		unsigned id = acpi.cpu_apic_id[i];

@@ -88,8 +88,9 @@ int cmd_date(int argc, char **argv)
 
 /* One line per CPU.  wakeups: how often it halted and an interrupt woke
  * it since the last `wakeups reset` (or boot), and that per second.  The
- * boot CPU runs this command, so it is busy and its tick is running; the
- * APs have no tick yet and halt until an inter-processor interrupt. */
+ * boot CPU runs this command, so it is busy and its tick is running; an
+ * AP's tick follows the boot CPU's mode and rate on its own local APIC
+ * timer (stopped in tickless mode: nothing is ever due on an AP yet). */
 int cmd_cpus(int argc, char **argv)
 {
 	UNUSED(argv);
@@ -102,11 +103,13 @@ int cmd_cpus(int argc, char **argv)
 	for (unsigned i = 0; i < cpus_online; i++) {
 		const struct cpu *c = &cpus[i];
 		char tick[48], rate[FMT_FIXED_SIZE];
-		if (i == 0)
-			ksnprintf(tick, sizeof(tick), "running, %s on %s", tick_mode_name(tc->mode),
-			          tc->dev ? tc->dev->name : "none");
-		else
+		const struct tick_cpu *t = i == 0 ? tc : &c->tick;
+		if (!t->dev)
 			ksnprintf(tick, sizeof(tick), "none");
+		else            /* the boot CPU runs this command: its tick runs */
+			ksnprintf(tick, sizeof(tick), "%s, %s on %s",
+			          i == 0 || !t->stopped ? "running" : "stopped",
+			          tick_mode_name(t->mode), t->dev->name);
 		uint64_t n = c->halts - c->halts_at_reset;
 		uint64_t per_s_x10 = span_ms ? n * 10000 / span_ms : 0;
 		kprintf("%3u  %4u  %-5s  %-28s  %llu (%s/s)\n", i, c->apic_id,

@@ -222,6 +222,19 @@ struct clock_event_device *tick_choose_device(enum tick_mode mode, const char **
 
 /* ----------------------------------------------- switching things */
 
+static void (*change_hook)(void);
+
+void tick_on_change(void (*fn)(void))
+{
+	change_hook = fn;
+}
+
+static void tick_changed(void)
+{
+	if (change_hook)
+		change_hook();
+}
+
 /* Stop the old device, start the new one, in `mode`.  Interrupts off. */
 static void switch_to(struct tick_cpu *tc, struct clock_event_device *dev, enum tick_mode mode)
 {
@@ -237,6 +250,7 @@ static void switch_to(struct tick_cpu *tc, struct clock_event_device *dev, enum 
 	dev->event_handler = tick_handle_event;
 	start_device(tc);
 	tc->softirq_pending = true;
+	tick_changed();
 }
 
 bool tick_skipping_suitable(void)
@@ -342,8 +356,36 @@ int tick_set_hz(unsigned hz)
 	if (tc->dev)
 		start_device(tc);
 	tc->softirq_pending = true;
+	tick_changed();
 	arch_irq_restore(f);
 	return 0;
+}
+
+/* ----------------------------------------------- an AP's tick */
+
+static void tick_secondary_event(struct clock_event_device *dev)
+{
+	UNUSED(dev);                    /* counted by the device and the CPU */
+}
+
+void tick_secondary_start(struct clock_event_device *dev, enum tick_mode mode, unsigned hz)
+{
+	struct tick_cpu *tc = this_tick();
+	unsigned long f = arch_irq_save();
+	if (tc->dev)
+		clockevents_shutdown(tc->dev);
+	memset(tc, 0, sizeof(*tc));
+	tc->secondary = true;
+	tc->dev = dev;
+	tc->mode = mode;
+	tc->hz = hz;
+	tc->period_ns = period_for(hz);
+	dev->event_handler = tick_secondary_event;
+	if (mode == TICK_MODE_TICKLESS || clockevents_set_periodic(dev, hz) != 0) {
+		clockevents_shutdown(dev);
+		tc->stopped = true;
+	}
+	arch_irq_restore(f);
 }
 
 /* ----------------------------------------------- the first start */

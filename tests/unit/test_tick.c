@@ -5,6 +5,7 @@
  * mode, device and HZ switches — that jiffies always equal the whole ticks
  * elapsed on the fake clock, and that no timer fires early, twice, or
  * never. */
+#include <pthread.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -17,6 +18,7 @@
 #include "time/clocksource.h"
 #include "time/hrtimer.h"
 #include "time/jiffies.h"
+#include "errno.h"
 #include "time/tick.h"
 #include "time/timekeeping.h"
 #include "time/timer.h"
@@ -581,6 +583,83 @@ static void test_trace_records_what_the_tick_did(void **state)
 	check_jiffies_exact();
 }
 
+/* ------------------------------------------------ another CPU's tick */
+
+/* The hook kernel/arch/smp.c registers: called on every start or change. */
+static unsigned changes;
+static void count_change(void) { changes++; }
+
+/* An AP's own device: what its tick asked of it. */
+static unsigned ap_hz, ap_shutdowns;
+static int ap_periodic(struct clock_event_device *d, unsigned hz) { (void)d; ap_hz = hz; return 0; }
+static int ap_oneshot(struct clock_event_device *d) { (void)d; return 0; }
+static int ap_next(struct clock_event_device *d, uint64_t t) { (void)d; (void)t; return 0; }
+static int ap_shutdown(struct clock_event_device *d) { (void)d; ap_hz = 0; ap_shutdowns++; return 0; }
+static struct clock_event_device dev_ap = {
+	.name = "ap", .rating = 1, .features = CLOCK_EVT_FEAT_PERIODIC | CLOCK_EVT_FEAT_ONESHOT,
+	.freq_hz = 1000000000, .min_delta_ticks = 1000, .max_delta_ticks = 10000000000ull,
+	.irq = -1, .set_periodic = ap_periodic, .set_oneshot = ap_oneshot,
+	.set_next_event = ap_next, .shutdown = ap_shutdown };
+
+struct ap_args { enum tick_mode mode; unsigned hz; struct tick_cpu seen; };
+
+/* A host thread is a CPU with its own tick_cpu (tests/unit/host_arch.c). */
+static void *ap_thread(void *p)
+{
+	struct ap_args *a = p;
+	host_irqs_disabled = false;
+	tick_secondary_start(&dev_ap, a->mode, a->hz);
+	a->seen = *this_tick();
+	return NULL;
+}
+
+static struct tick_cpu run_on_ap(enum tick_mode mode, unsigned hz)
+{
+	struct ap_args a = { mode, hz, { 0 } };
+	pthread_t t;
+	assert_int_equal(pthread_create(&t, NULL, ap_thread, &a), 0);
+	pthread_join(t, NULL);
+	return a.seen;
+}
+
+static void test_other_cpus_follow_the_tick(void **state)
+{
+	(void)state;
+	struct tick_cpu boot = *this_tick();
+	/* The hook hears every mode and rate change, and only those. */
+	tick_on_change(count_change);
+	changes = 0;
+	assert_int_equal(tick_set_mode(TICK_MODE_PERIODIC), 0);
+	assert_int_equal(changes, 1);
+	set_hz(100);
+	assert_int_equal(changes, 2);
+	assert_int_equal(tick_set_hz(300), -EINVAL);        /* refused: no change */
+	assert_int_equal(changes, 2);
+	set_hz(CONFIG_HZ);
+	assert_int_equal(tick_set_mode(boot.mode), 0);
+	assert_int_equal(changes, 4);
+	tick_on_change(NULL);
+
+	/* An AP in periodic (and dyntick) mode ticks at the rate given, on
+	 * its own device and tick_cpu; the boot CPU's is untouched. */
+	struct tick_cpu ap = run_on_ap(TICK_MODE_PERIODIC, 100);
+	assert_true(ap.secondary && !ap.stopped);
+	assert_ptr_equal(ap.dev, &dev_ap);
+	assert_int_equal(ap.hz, 100);
+	assert_int_equal(ap_hz, 100);
+	ap = run_on_ap(TICK_MODE_DYNTICK, 250);
+	assert_true(!ap.stopped && ap_hz == 250);
+	/* Tickless: nothing is due on an AP, so its device is stopped. */
+	unsigned shut = ap_shutdowns;
+	ap = run_on_ap(TICK_MODE_TICKLESS, 250);
+	assert_true(ap.stopped);
+	assert_int_equal(ap_hz, 0);
+	assert_true(ap_shutdowns > shut);
+	assert_false(this_tick()->secondary);
+	assert_ptr_equal(this_tick()->dev, boot.dev);
+	assert_int_equal(this_tick()->mode, boot.mode);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -590,6 +669,7 @@ int main(void)
 		cmocka_unit_test(test_random_mixture),
 		cmocka_unit_test(test_across_the_32bit_wrap),
 		cmocka_unit_test(test_trace_records_what_the_tick_did),
+		cmocka_unit_test(test_other_cpus_follow_the_tick),
 	};
 	return cmocka_run_group_tests(tests, setup_machine, NULL);
 }

@@ -9,6 +9,11 @@
  * not (none if there is no APIC: lapic_init said so). */
 int lapic_timer_init(void);
 
+/* On an AP: its own timer as its tick device (NULL without a calibrated
+ * timer).  kernel/arch/smp.c hands it to tick_secondary_start. */
+struct clock_event_device;
+struct clock_event_device *lapic_timer_this_ap(void);
+
 /* Mask the timer and stop its count for good (the `floor` boot option). */
 void lapic_timer_stop(void);
 
