@@ -52,7 +52,7 @@ extern uint64_t cpus_reset_ns;      /* uptime of the last `wakeups reset`, 0 at 
  * running one already), or -ETIME (its APIC did not take the IPI). */
 int smp_call(unsigned index, void (*fn)(void *arg), void *arg);
 
-/* The boot CPU's tick changed (tick_on_change): wake every AP so it
+/* The boot CPU's tick changed (the tick's smp hooks): wake every AP so it
  * restarts its own to match. */
 void smp_tick_changed(void);
 

@@ -68,16 +68,32 @@ static inline struct tick_cpu *this_tick(void) { return arch_this_tick(); }
 /* An AP's tick, on its own device, following the boot CPU's mode and
  * rate (kernel/arch/smp.c calls it on the AP whenever they change).  The
  * boot CPU keeps jiffies and runs every timer, so an AP's tick has nothing
- * to do but be there or not: periodic and dyntick tick HZ times a second
- * (dyntick's skip on every CPU once all are idle comes with the per-CPU
- * timers; docs/smp.md), tickless stops: nothing is due on the AP. */
+ * to do but be there or not: periodic ticks HZ times a second; dyntick
+ * does too while any CPU is busy, and stops once all are idle
+ * (tick_secondary_dyntick); tickless stops: nothing is due on the AP. */
 void tick_secondary_start(struct clock_event_device *dev, enum tick_mode mode, unsigned hz);
 
-/* Call fn (interrupts off) whenever the tick starts or changes mode, rate
- * or device: kernel/arch/smp.c has the other CPUs follow.  A registered
- * hook, not a call, so the time core calls nothing above it.  One hook;
- * NULL removes it. */
-void tick_on_change(void (*fn)(void));
+/* What the boot CPU's tick tells the other CPUs, and asks of them.
+ * kernel/arch/smp.c registers them (registered hooks, not calls, so the
+ * time core calls nothing above it); without them there is one CPU.  All
+ * are called with interrupts off; any member may be NULL.
+ *   changed      the tick started or changed mode, rate or device: the
+ *                other CPUs follow;
+ *   others_busy  dyntick, about to skip: is another CPU busy?  Then no
+ *                tick is skipped (the 2005 patch's rule);
+ *   restarted    dyntick: a skip ended here, this CPU woke first: every
+ *                CPU's tick must run again. */
+struct tick_smp_hooks {
+	void (*changed)(void);
+	bool (*others_busy)(void);
+	void (*restarted)(void);
+};
+void tick_set_smp_hooks(const struct tick_smp_hooks *hooks);
+
+/* On an AP in dyntick mode, before it halts (others_idle: every other CPU
+ * is idle too, so the skip is on: stop the tick) or when it has work
+ * (false: tick).  Nothing in the other modes. */
+void tick_secondary_dyntick(bool others_idle);
 
 /* Pick the tick device and mode (boot options) and start ticking. */
 void tick_init(void);

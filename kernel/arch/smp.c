@@ -91,12 +91,46 @@ static void ipi_call_irq(void *ctx)
 /* Bumped whenever the boot CPU's tick changes; each AP compares. */
 static volatile unsigned tick_generation;
 
-void smp_tick_changed(void)
+static void wake_aps(void)
 {
-	__atomic_add_fetch(&tick_generation, 1, __ATOMIC_RELEASE);
 	for (unsigned i = 1; i < cpus_online; i++)
 		(void)lapic_send_ipi(cpus[i].apic_id, VEC_IPI_CALL);
 }
+
+void smp_tick_changed(void)
+{
+	__atomic_add_fetch(&tick_generation, 1, __ATOMIC_RELEASE);
+	wake_aps();
+}
+
+/* Is any CPU but `self` busy? */
+static bool others_busy(const struct cpu *self)
+{
+	for (unsigned i = 0; i < cpus_online; i++)
+		if (&cpus[i] != self && cpus[i].state == CPU_BUSY)
+			return true;
+	return false;
+}
+
+static bool boot_cpu_others_busy(void)
+{
+	return others_busy(&cpus[0]);
+}
+
+/* The boot CPU woke first from a dyntick skip: it is busy from now (its
+ * idle loop would say so only after the handler), and every AP's tick
+ * runs again (each decides when it wakes). */
+static void boot_cpu_restarted(void)
+{
+	cpus[0].state = CPU_BUSY;
+	wake_aps();
+}
+
+static const struct tick_smp_hooks smp_hooks = {
+	.changed = smp_tick_changed,
+	.others_busy = boot_cpu_others_busy,
+	.restarted = boot_cpu_restarted,
+};
 
 /* On an AP: match the boot CPU's tick mode and rate with its own. */
 static void ap_follow_tick(struct cpu *c)
@@ -125,12 +159,20 @@ void ap_main(void)
 		 * sends its IPI, which ends the halt (STI holds interrupts off
 		 * for one more instruction, so none slips in before the HLT). */
 		if (!c->call_fn && c->tick_generation == tick_generation) {
+			/* dyntick: the last CPU to go idle stops its tick. */
+			tick_secondary_dyntick(!others_busy(c));
 			__asm__ __volatile__("sti; hlt; cli" ::: "memory");
 			c->halts++;
 		}
 		void (*fn)(void *) = c->call_fn;
 		if (fn) {
 			c->state = CPU_BUSY;
+			/* dyntick: busy means every CPU ticks (the 2005 rule): this
+			 * one, and the boot CPU, woken in case it is skipping (it
+			 * restores the other APs' ticks as it wakes). */
+			tick_secondary_dyntick(false);
+			if (c->tick.mode == TICK_MODE_DYNTICK)
+				(void)lapic_send_ipi(cpus[0].apic_id, VEC_IPI_CALL);
 			__asm__ __volatile__("sti" ::: "memory");
 			fn(c->call_arg);
 			__asm__ __volatile__("cli" ::: "memory");
@@ -270,7 +312,7 @@ void smp_init(void)
 	}
 	if (irq_request_vector(VEC_IPI_CALL, ipi_call_irq, NULL, "ipi-call", lapic_eoi))
 		panic("smp_init: the IPI vector is taken");
-	tick_on_change(smp_tick_changed);       /* the APs follow the boot CPU's tick */
+	tick_set_smp_hooks(&smp_hooks);         /* the APs follow the boot CPU's tick */
 	unsigned listed = MIN(acpi.cpu_count, (unsigned)ACPI_MAX_CPUS), next = 1;
 	for (unsigned i = 0; i < listed && next < NR_CPUS; i++) {
 		unsigned id = acpi.cpu_apic_id[i];

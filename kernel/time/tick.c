@@ -222,17 +222,17 @@ struct clock_event_device *tick_choose_device(enum tick_mode mode, const char **
 
 /* ----------------------------------------------- switching things */
 
-static void (*change_hook)(void);
+const struct tick_smp_hooks *tick_smp;
 
-void tick_on_change(void (*fn)(void))
+void tick_set_smp_hooks(const struct tick_smp_hooks *hooks)
 {
-	change_hook = fn;
+	tick_smp = hooks;
 }
 
 static void tick_changed(void)
 {
-	if (change_hook)
-		change_hook();
+	if (tick_smp && tick_smp->changed)
+		tick_smp->changed();
 }
 
 /* Stop the old device, start the new one, in `mode`.  Interrupts off. */
@@ -386,6 +386,20 @@ void tick_secondary_start(struct clock_event_device *dev, enum tick_mode mode, u
 		tc->stopped = true;
 	}
 	arch_irq_restore(f);
+}
+
+void tick_secondary_dyntick(bool others_idle)
+{
+	struct tick_cpu *tc = this_tick();
+	if (!tc->secondary || tc->mode != TICK_MODE_DYNTICK)
+		return;
+	if (others_idle && !tc->stopped) {
+		clockevents_shutdown(tc->dev);
+		tc->stopped = true;
+		tc->skips++;
+	} else if (!others_idle && tc->stopped) {
+		tc->stopped = clockevents_set_periodic(tc->dev, tc->hz) != 0;
+	}
 }
 
 /* ----------------------------------------------- the first start */

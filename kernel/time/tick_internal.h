@@ -50,4 +50,7 @@ bool tick_mode_allowed(enum tick_mode mode, bool verbose);
 /* Start ticking for the first time: at tick_hz, on `dev`, in `mode`. */
 void tick_start(struct clock_event_device *dev, enum tick_mode mode);
 
+/* The other CPUs' hooks, or NULL (tick_set_smp_hooks). */
+extern const struct tick_smp_hooks *tick_smp;
+
 #endif

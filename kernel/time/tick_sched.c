@@ -90,6 +90,11 @@ static uint64_t stop_tick_if_worth_it(struct tick_cpu *tc, uint64_t now)
 	}
 
 	if (tc->mode == TICK_MODE_DYNTICK) {
+		/* The 2005 patch on SMP: no tick is skipped while another CPU is
+		 * busy; the last CPU to go idle skips (here, at this CPU's next
+		 * tick after the other went idle). */
+		if (tick_smp && tick_smp->others_busy && tick_smp->others_busy())
+			return 0;
 		/* The 2005 dyntick patch's rule, in whole ticks from the last
 		 * boundary. */
 		uint64_t skip = next <= tc->last_jiffy_ns ? 1 :
@@ -159,6 +164,9 @@ static void tick_restart(struct tick_cpu *tc)
 	if (tc->mode == TICK_MODE_DYNTICK) {
 		clockevents_set_periodic(tc->dev, tc->hz);
 		tc->programmed_ns = 0;
+		/* The first CPU to wake restores every CPU's tick. */
+		if (tick_smp && tick_smp->restarted)
+			tick_smp->restarted();
 	}
 	tc->softirq_pending = true;
 }

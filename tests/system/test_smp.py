@@ -180,8 +180,40 @@ def test_every_cpu_ticks_in_periodic_mode(boot):
     rows, out = wakeups_per_cpu(vm, 2)
     assert all(t == "stopped, tickless on lapic" and n == 0 for t, n in rows[1:]), out
     assert rows[0][1] <= 2, out
-    # dyntick: the APs tick (the skip on all CPUs once all are idle needs
-    # the per-CPU timers; docs/smp.md).
-    vm.cmd("tick dyntick")
-    rows, out = wakeups_per_cpu(vm, 2)
-    assert all(t == "running, dyntick on lapic" and 199 <= n <= 202 for t, n in rows[1:]), out
+
+
+def idle_line(out):
+    m = re.search(r"idle (\d+\.\d+) s: (\d+) wakeups .* max sleep (\d+\.\d+) ms", out)
+    assert m, out
+    return int(m.group(2)), float(m.group(3))
+
+
+@pytest.mark.parametrize("mode", ["dyntick", "tickless"])
+def test_one_busy_cpu_dyntick_vs_tickless(boot, mode):
+    """The two SMP idle rules side by side, under icount (exact counts).
+    All CPUs idle: both skip on every CPU.  CPU 1 busy for 1 s during an
+    `idle 3` on the boot CPU: dyntick keeps the 2005 rule, no tick skipped
+    while any CPU is busy, so the boot CPU ticks HZ times in that second
+    (253 seen at HZ=250: the ticks, the skip's end and the IPIs), then
+    skips again once all are idle; tickless lets the idle boot CPU sleep
+    through whatever CPU 1 does.  Fails with the busy-CPU check taken out
+    of the dyntick skip (the boot CPU skips through the busy second)."""
+    vm = boot(append=f"tick={mode}", extra=["-smp", "2"], icount=4)
+    hz = build_hz(vm)
+    vm.send("wakeups reset\ridle 2\rcpus\r")
+    outs = [vm.wait_prompt(60).replace("\r", "") for _ in range(3)]
+    n, longest = idle_line(outs[1])
+    assert n <= 2 and longest > 1900, outs[1]
+    rows = [g.groups() for g in CPUS_LINE.finditer(outs[2])]
+    assert rows[1][3] == f"stopped, {mode} on lapic" and int(rows[1][4]) <= 3, outs[2]
+
+    vm.send("wakeups reset\rbusy 1 1\ridle 3\rcpus\r")
+    outs = [vm.wait_prompt(60).replace("\r", "") for _ in range(4)]
+    n, longest = idle_line(outs[2])
+    if mode == "dyntick":
+        assert hz <= n <= hz + 6, outs[2]       # ticked through the busy second
+    else:
+        assert n <= 4, outs[2]                  # slept through it
+    assert longest > 1900, outs[2]              # and skipped once all were idle
+    rows = [g.groups() for g in CPUS_LINE.finditer(outs[3])]
+    assert rows[1][2] == "idle" and rows[1][3] == f"stopped, {mode} on lapic", outs[3]

@@ -305,6 +305,12 @@ static void test_defaults(void **state)
 static void nop_timer(struct timer *t) { (void)t; }
 static enum hrtimer_restart nop_hrtimer(struct hrtimer *h) { (void)h; return HRTIMER_NORESTART; }
 
+/* The other CPUs, as kernel/arch/smp.c would answer for them. */
+static bool other_is_busy;
+static unsigned restarts;
+static bool other_busy(void) { return other_is_busy; }
+static void note_restart(void) { restarts++; }
+
 /* Idle with one timer armed `ahead` ticks out; report the programmed skip. */
 static struct tick_cpu *idle_with_timer_ahead(uint32_t ahead)
 {
@@ -363,6 +369,23 @@ static void test_dyntick_skip_rules(void **state)
 	s = idle_with_timer_ahead(1000);
 	assert_int_equal(s->skip, 1000);
 	assert_int_equal(s->skip_limit, TICK_LIMIT_TIMER);
+	check_jiffies_exact();
+
+	/* SMP (the 2005 patch's rule): while another CPU is busy, no tick is
+	 * skipped, however far the timer; once all are idle the skip is
+	 * back, and the CPU that wakes from it first restores every CPU's. */
+	static const struct tick_smp_hooks busy_other = {
+		.others_busy = other_busy, .restarted = note_restart };
+	tick_set_smp_hooks(&busy_other);
+	other_is_busy = true;
+	s = idle_with_timer_ahead(1000);
+	assert_false(s->stopped);
+	other_is_busy = false;
+	restarts = 0;
+	s = idle_with_timer_ahead(1000);
+	assert_true(s->stopped);
+	assert_int_equal(restarts, 1);          /* the wake-up in idle_with_timer_ahead */
+	tick_set_smp_hooks(NULL);
 	check_jiffies_exact();
 }
 
@@ -627,7 +650,8 @@ static void test_other_cpus_follow_the_tick(void **state)
 	(void)state;
 	struct tick_cpu boot = *this_tick();
 	/* The hook hears every mode and rate change, and only those. */
-	tick_on_change(count_change);
+	static const struct tick_smp_hooks hooks = { .changed = count_change };
+	tick_set_smp_hooks(&hooks);
 	changes = 0;
 	assert_int_equal(tick_set_mode(TICK_MODE_PERIODIC), 0);
 	assert_int_equal(changes, 1);
@@ -638,7 +662,7 @@ static void test_other_cpus_follow_the_tick(void **state)
 	set_hz(CONFIG_HZ);
 	assert_int_equal(tick_set_mode(boot.mode), 0);
 	assert_int_equal(changes, 4);
-	tick_on_change(NULL);
+	tick_set_smp_hooks(NULL);
 
 	/* An AP in periodic (and dyntick) mode ticks at the rate given, on
 	 * its own device and tick_cpu; the boot CPU's is untouched. */
