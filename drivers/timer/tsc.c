@@ -84,7 +84,7 @@ static struct clocksource tsc_clocksource = {
 
 static struct calibration boot_cal;     /* kept for the refinement */
 static struct timer refine_timer;
-static char about[96];                  /* for the `clocksource` listing */
+static char about[CLOCKSOURCE_ABOUT_MAX];  /* for the `clocksource` listing */
 
 int tsc_init(void)
 {

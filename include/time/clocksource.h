@@ -25,6 +25,8 @@
                                                so it can measure skipped ticks */
 #define CLOCK_SOURCE_UNSTABLE    (1u << 1)  /* failed a check: never select it */
 
+#define CLOCKSOURCE_ABOUT_MAX 96     /* the `about` text, its NUL included */
+
 struct clocksource {
 	/* --- set by the driver --- */
 	const char *name;
@@ -35,7 +37,7 @@ struct clocksource {
 	uint32_t flags;
 	const char *about;      /* optional: where freq_hz came from, for the
 	                           `clocksource` listing ("calibrated against
-	                           hpet ...") */
+	                           hpet ..."), under CLOCKSOURCE_ABOUT_MAX */
 	const char *driven_by;  /* a counter that is not CONTINUOUS may count
 	                           a clock event device's periodic interrupts
 	                           (the "pit" clocksource: channel 0's): that

@@ -9,6 +9,7 @@
 #include "arch/irq.h"
 #include "kprintf.h"
 #include "kstring.h"
+#include "arch/x86.h"
 #include "spinlock.h"
 #include "arch/smp.h"
 #include "errno.h"
@@ -75,16 +76,24 @@ int cmd_clocksource(int argc, char **argv)
 	}
 	struct clocksource *cur = clocksource_current();
 	for (struct clocksource *cs = clocksource_first(); cs; cs = cs->next) {
+		/* A snapshot with interrupts off: a timer (the TSC's refinement)
+		 * may change the rate and its story while we print, and a line
+		 * with the old rate above the new story was seen. */
+		char about[CLOCKSOURCE_ABOUT_MAX];
+		uint32_t f = irq_save();
+		struct clocksource snap = *cs;
+		ksnprintf(about, sizeof(about), "%s", cs->about ? cs->about : "");
+		irq_restore(f);
 		unsigned bits = 0;
-		for (uint64_t m = cs->mask; m; m >>= 1)
+		for (uint64_t m = snap.mask; m; m >>= 1)
 			bits++;
-		kprintf("%c %-8s rating %3d  ", cs == cur ? '*' : ' ', cs->name, cs->rating);
+		kprintf("%c %-8s rating %3d  ", cs == cur ? '*' : ' ', snap.name, snap.rating);
 		char mhz[FMT_FIXED_SIZE];
-		kprintf("%s MHz  %2u bits  %s%s\n", fmt_mhz(mhz, sizeof(mhz), cs->freq_hz), bits,
-		        cs->flags & CLOCK_SOURCE_CONTINUOUS ? "continuous" : "tick-based",
-		        cs->flags & CLOCK_SOURCE_UNSTABLE ? "  UNSTABLE" : "");
-		if (cs->about)
-		        kprintf("             %s\n", cs->about);
+		kprintf("%s MHz  %2u bits  %s%s\n", fmt_mhz(mhz, sizeof(mhz), snap.freq_hz), bits,
+		        snap.flags & CLOCK_SOURCE_CONTINUOUS ? "continuous" : "tick-based",
+		        snap.flags & CLOCK_SOURCE_UNSTABLE ? "  UNSTABLE" : "");
+		if (about[0])
+		        kprintf("             %s\n", about);
 	}
 	return 0;
 }
