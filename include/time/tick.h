@@ -12,9 +12,11 @@
  * ticks (CLOCK_SOURCE_CONTINUOUS): jiffies are caught up from it.
  *
  * The state lives in one struct tick_cpu per CPU (in the kernel, in its
- * struct cpu: include/arch/smp.h); only the boot CPU ticks so far.
+ * struct cpu: include/arch/smp.h).  The boot CPU keeps jiffies and runs
+ * every timer; the other CPUs' ticks follow its mode (docs/smp.md).
  * The code: kernel/time/tick.c runs the tick, tick_sched.c stops it while
- * idle, tick_boot.c starts it (boot options, the patch's boot messages).
+ * idle, tick_boot.c starts it (boot options, the patch's boot messages),
+ * tick_smp.c runs the other CPUs' ticks.
  */
 #ifndef LULL_TIME_TICK_H
 #define LULL_TIME_TICK_H

@@ -222,19 +222,6 @@ struct clock_event_device *tick_choose_device(enum tick_mode mode, const char **
 
 /* ----------------------------------------------- switching things */
 
-const struct tick_smp_hooks *tick_smp;
-
-void tick_set_smp_hooks(const struct tick_smp_hooks *hooks)
-{
-	tick_smp = hooks;
-}
-
-static void tick_changed(void)
-{
-	if (tick_smp && tick_smp->changed)
-		tick_smp->changed();
-}
-
 /* Stop the old device, start the new one, in `mode`.  Interrupts off. */
 static void switch_to(struct tick_cpu *tc, struct clock_event_device *dev, enum tick_mode mode)
 {
@@ -359,47 +346,6 @@ int tick_set_hz(unsigned hz)
 	tick_changed();
 	arch_irq_restore(f);
 	return 0;
-}
-
-/* ----------------------------------------------- an AP's tick */
-
-static void tick_secondary_event(struct clock_event_device *dev)
-{
-	UNUSED(dev);                    /* counted by the device and the CPU */
-}
-
-void tick_secondary_start(struct clock_event_device *dev, enum tick_mode mode, unsigned hz)
-{
-	struct tick_cpu *tc = this_tick();
-	unsigned long f = arch_irq_save();
-	if (tc->dev)
-		clockevents_shutdown(tc->dev);
-	memset(tc, 0, sizeof(*tc));
-	tc->secondary = true;
-	tc->dev = dev;
-	tc->mode = mode;
-	tc->hz = hz;
-	tc->period_ns = period_for(hz);
-	dev->event_handler = tick_secondary_event;
-	if (mode == TICK_MODE_TICKLESS || clockevents_set_periodic(dev, hz) != 0) {
-		clockevents_shutdown(dev);
-		tc->stopped = true;
-	}
-	arch_irq_restore(f);
-}
-
-void tick_secondary_dyntick(bool others_idle)
-{
-	struct tick_cpu *tc = this_tick();
-	if (!tc->secondary || tc->mode != TICK_MODE_DYNTICK)
-		return;
-	if (others_idle && !tc->stopped) {
-		clockevents_shutdown(tc->dev);
-		tc->stopped = true;
-		tc->skips++;
-	} else if (!others_idle && tc->stopped) {
-		tc->stopped = clockevents_set_periodic(tc->dev, tc->hz) != 0;
-	}
 }
 
 /* ----------------------------------------------- the first start */

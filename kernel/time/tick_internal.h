@@ -1,4 +1,4 @@
-/* kernel/time/tick_internal.h — what the three tick files share, and
+/* kernel/time/tick_internal.h — what the four tick files share, and
  * nothing outside kernel/time/ needs (that is include/time/tick.h):
  *
  *   tick.c        the tick modes and handlers: jiffies from the clocksource,
@@ -7,7 +7,9 @@
  *   tick_sched.c  the idle CPU stopping the tick, and the restart when an
  *                 interrupt ends the skip;
  *   tick_boot.c   how the tick starts: the boot options, tick_init(), and
- *                 the 2005 dyntick patch's boot messages.
+ *                 the 2005 dyntick patch's boot messages;
+ *   tick_smp.c    the other CPUs: their ticks, and the hooks through which
+ *                 the boot CPU's tick tells and asks them.
  */
 #ifndef LULL_KERNEL_TIME_TICK_INTERNAL_H
 #define LULL_KERNEL_TIME_TICK_INTERNAL_H
@@ -50,7 +52,9 @@ bool tick_mode_allowed(enum tick_mode mode, bool verbose);
 /* Start ticking for the first time: at tick_hz, on `dev`, in `mode`. */
 void tick_start(struct clock_event_device *dev, enum tick_mode mode);
 
-/* The other CPUs' hooks, or NULL (tick_set_smp_hooks). */
+/* The other CPUs' hooks, or NULL (tick_set_smp_hooks), and the call that
+ * tells them the tick started or changed (kernel/time/tick_smp.c). */
 extern const struct tick_smp_hooks *tick_smp;
+void tick_changed(void);
 
 #endif
