@@ -113,6 +113,7 @@ int tsc_init(void)
 	tsc_clocksource.about = about;
 	tsc_clocksource.freq_hz = cal->freq_hz;
 	tsc_clocksource.rate_ref = cal->ref;
+	tsc_clocksource.rate_spread_ppm = cal->spread_ppm;
 	tsc_clocksource.rating = invariant ? TSC_RATING_INVARIANT : TSC_RATING_VARIANT;
 	rc = clocksource_register(&tsc_clocksource);
 	if (rc) {

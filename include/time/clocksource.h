@@ -44,6 +44,9 @@ struct clocksource {
 	                           device's name.  While this counter keeps
 	                           time, the tick must run on that device
 	                           (tick_choose_device), or time stops. */
+	uint32_t rate_spread_ppm; /* how far that measurement's runs disagreed
+	                           (struct calibration's spread_ppm), 0 for a
+	                           rate of its own: the precision it claims */
 	const char *rate_ref;   /* the counter freq_hz was measured against
 	                           ("hpet", "pit" for PIT channel 2), or NULL
 	                           when the rate is the counter's own (a spec
