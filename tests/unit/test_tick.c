@@ -311,17 +311,22 @@ static unsigned restarts;
 static bool other_busy(void) { return other_is_busy; }
 static void note_restart(void) { restarts++; }
 
-/* Idle with one timer armed `ahead` ticks out; report the programmed skip. */
-static struct tick_cpu *idle_with_timer_ahead(uint32_t ahead)
+/* Let every probe go. */
+static void release_probes(void)
 {
-	static struct timer t;
-	timer_init(&t, nop_timer, "lone");
-	/* Let every probe go, so only `t` is pending. */
 	for (unsigned i = 0; i < NTIMERS; i++) {
 		timer_del(&probes[i].t);
 		hrtimer_cancel(&probes[i].h);
 		probes[i].armed = 0;
 	}
+}
+
+/* Idle with one timer armed `ahead` ticks out; report the programmed skip. */
+static struct tick_cpu *idle_with_timer_ahead(uint32_t ahead)
+{
+	static struct timer t;
+	timer_init(&t, nop_timer, "lone");
+	release_probes();           /* so only `t` is pending */
 	deliver(VEC_DEV);           /* a fresh tick: now is just past a boundary */
 	exp_advance();
 	timer_mod(&t, jiffies + ahead);
@@ -397,11 +402,7 @@ static void test_tickless_programs_the_deadline(void **state)
 	assert_true(s->stopped);
 	assert_int_equal(s->skip_limit, TICK_LIMIT_TIMER);
 	/* Nothing pending: the device's limit. */
-	for (unsigned i = 0; i < NTIMERS; i++) {
-		timer_del(&probes[i].t);
-		hrtimer_cancel(&probes[i].h);
-		probes[i].armed = 0;
-	}
+	release_probes();
 	deliver(VEC_DEV);
 	host_irqs_disabled = true;
 	tick_idle_enter();
@@ -513,11 +514,7 @@ static void test_trace_records_what_the_tick_did(void **state)
 	(void)state;
 	static struct timer t;
 	timer_init(&t, nop_timer, "traced");
-	for (unsigned i = 0; i < NTIMERS; i++) {
-		timer_del(&probes[i].t);
-		hrtimer_cancel(&probes[i].h);
-		probes[i].armed = 0;
-	}
+	release_probes();
 	assert_int_equal(tick_set_device("long"), 0);
 	set_hz(250);
 	assert_int_equal(tick_set_mode(TICK_MODE_PERIODIC), 0);
