@@ -476,11 +476,7 @@ static void test_across_the_32bit_wrap(void **state)
 	uint64_t before = jiffies_64;
 	if (to_wrap > 5000) {
 		/* Fast-forward jiffies (both ours and the reference's). */
-		for (unsigned i = 0; i < NTIMERS; i++) {
-			timer_del(&probes[i].t);
-			hrtimer_cancel(&probes[i].h);
-			probes[i].armed = 0;
-		}
+		release_probes();
 		exp_advance();
 		uint64_t skip = to_wrap - 2000;
 		jiffies_64 += skip;
