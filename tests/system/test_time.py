@@ -31,7 +31,7 @@ def uptime(vm):
 CALIBRATION_ERROR = 0.002
 
 
-def assert_runs_at_host_rate(vm, seconds=3.0):
+def assert_runs_at_host_rate(vm, seconds=3.0, may_lose=0.0):
     """Guest seconds per host second over `seconds` of host time must be 1,
     within what the measurement can tell.  Without -icount QEMU's virtual
     clock is the host's monotonic clock, so the only blur is where each
@@ -39,7 +39,8 @@ def assert_runs_at_host_rate(vm, seconds=3.0):
     end is off by at most half that bracket (~5 ms typed, more if the host
     stalled right then: the allowance grows with the stall), plus lull's
     own calibration error and, for a tick-based clocksource, a tick at
-    each end: about 0.5 %, so a clock 1 % off fails it."""
+    each end: about 0.5 %, so a clock 1 % off fails it.  may_lose: how
+    much slower a clock that counts interrupts may run (ticks lost)."""
     h0 = time.monotonic()
     g0, _, hz = uptime(vm)
     h0b = time.monotonic()
@@ -50,7 +51,7 @@ def assert_runs_at_host_rate(vm, seconds=3.0):
     host = ((h1 + h1b) - (h0 + h0b)) / 2
     rate = (g1 - g0) / host
     allowed = ((h0b - h0) + (h1b - h1)) / 2 / host + CALIBRATION_ERROR + 2 / hz / host
-    assert abs(rate - 1) <= allowed, \
+    assert -(allowed + may_lose) <= rate - 1 <= allowed, \
         f"guest runs at {rate:.4f} x host (allowed 1 +- {allowed:.4f})"
     return rate
 
@@ -90,7 +91,12 @@ def test_boots_and_keeps_host_time(boot, shape):
     # the exact, virtual-time version on every shape).
     vm = boot(**MACHINES[shape])
     assert "tick:" in vm.log_text()
-    assert_runs_at_host_rate(vm)
+    # The 486 keeps time with the PIT clocksource, which counts channel 0's
+    # interrupts: when the host delays QEMU past a period, the PIT fires
+    # back to back and the 8259 merges the edges (the QUIRK in
+    # drivers/timer/pit.c), so it can only run slow; 2.25 % slow was seen
+    # twice in one CI run on a loaded host.  Never fast.
+    assert_runs_at_host_rate(vm, may_lose=0.03 if shape == "isapc-486" else 0.0)
 
 
 def test_uptime_format_and_jiffies_wrap(boot):
