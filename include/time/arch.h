@@ -24,6 +24,10 @@ void arch_irq_disable(void);
 struct tick_cpu;
 struct tick_cpu *arch_this_tick(void);
 
+/* This CPU's index: 0 is the boot CPU (the kernel's struct cpu index; in
+ * the host tests, what the thread set in host_cpu_id). */
+unsigned arch_this_cpu_id(void);
+
 /* Print through the kernel console (the host tests print or swallow). */
 int kprintf(const char *fmt, ...) __printf(1, 2);
 

@@ -9,3 +9,4 @@ void arch_irq_restore(unsigned long flags) { irq_restore((uint32_t)flags); }
 void arch_irq_enable(void) { sti(); }
 void arch_irq_disable(void) { cli(); }
 struct tick_cpu *arch_this_tick(void) { return &this_cpu()->tick; }
+unsigned arch_this_cpu_id(void) { return this_cpu()->index; }

@@ -28,6 +28,9 @@ _Thread_local bool host_irqs_disabled;
 /* The tick state of this thread's simulated CPU. */
 static _Thread_local struct tick_cpu host_tick_cpu;
 struct tick_cpu *arch_this_tick(void) { return &host_tick_cpu; }
+/* This thread's CPU index; a test that plays several CPUs sets it per thread. */
+_Thread_local unsigned host_cpu_id;
+unsigned arch_this_cpu_id(void) { return host_cpu_id; }
 char host_last_kprintf[256];
 char host_kprintf_log[8192];
 jmp_buf *host_panic_catch;
