@@ -13,6 +13,9 @@ host measures, from outside the guest:
   sleep         how late `sleep 10|100|1000` returns, timed by the host
   drift         guest uptime minus host time over the idle window
   boot          QEMU start to the prompt: -kernel, and the ISO through GRUB
+  per CPU       rows booted with -smp 4: each CPU's wakeups over the window
+                (`wakeups reset` before it, `cpus` after), all CPUs idle or
+                one spinning (`busy SECONDS 1`) through the whole window
 
 Output: a table here, and in build/bench/ results.md, results.csv, PNG plots,
 per-boot serial logs (logs/) and the raw traces.  See docs/benchmarks.md.
@@ -40,15 +43,19 @@ BUILD = os.environ.get("BUILD", os.path.join(ROOT, "build"))
 ACCEL = os.environ.get("ACCEL", "tcg")
 LULL_CPU = "qemu32"     # qemu-system-i386's default, named so every row says it
 HZ_DEFAULT = 250
+SMP_CPUS = 4            # the several-CPU rows: qemu-system-i386 -smp 4
+BUSY_CPU = 1            # the CPU that spins in the "one CPU busy" rows
 
 
 class Config:
     """One row of the table: how to boot it and what it should turn out to be."""
 
     def __init__(self, name, what, append="", kind="lull", hz=HZ_DEFAULT, expect=None, trace=False,
-                 qemu="qemu-system-i386", cpu=LULL_CPU):
+                 qemu="qemu-system-i386", cpu=LULL_CPU, smp=1, busy_cpu=None):
         self.name, self.what, self.append, self.kind = name, what, append, kind
         self.qemu, self.cpu = qemu, cpu
+        self.smp = smp              # CPUs QEMU gives the guest (-smp)
+        self.busy_cpu = busy_cpu    # this CPU spins through the idle window (`busy S CPU`)
         self.hz = hz                # tick rate: hrtimers run at tick resolution in periodic/dyntick
         self.expect = expect        # "mode: M, device: D" that `dyntick` must print
         self.trace = trace          # one of the three rows of the timeline picture
@@ -77,6 +84,25 @@ CONFIGS = [
     Config("tickless-lapic-x86_64", "tickless on the LAPIC, in qemu-system-x86_64 -cpu qemu64",
            "tick=tickless clockevent=lapic", expect="mode: tickless, device: lapic, HZ=250",
            qemu="qemu-system-x86_64", cpu="qemu64"),
+    # Four CPUs: each ticks on its own local APIC timer in the boot CPU's
+    # mode (docs/smp.md).  All idle, then CPU 1 spinning through the window:
+    # tickless stops each idle CPU's tick whatever the others do; dyntick,
+    # as in 2005, skips only while every CPU is idle.  `floor` stops before
+    # the other CPUs are started: they stay waiting for a start-up IPI.
+    Config("floor-4cpu", "floor on 4 CPUs (the APs never started)", "floor", kind="floor", smp=SMP_CPUS),
+    Config("periodic-250-4cpu", "periodic, HZ=250, 4 CPUs idle", "tick=periodic hz=250",
+           expect="mode: periodic, device: lapic, HZ=250", smp=SMP_CPUS),
+    Config("dyntick-lapic-4cpu", "dyntick on the LAPIC, 4 CPUs idle", "dyntick=enable,forceapic",
+           expect="mode: dyntick, device: lapic, HZ=250", smp=SMP_CPUS),
+    Config("tickless-lapic-4cpu", "tickless on the LAPIC, 4 CPUs idle", "tick=tickless clockevent=lapic",
+           expect="mode: tickless, device: lapic, HZ=250", smp=SMP_CPUS),
+    Config("periodic-250-4cpu-busy1", "periodic, HZ=250, 4 CPUs, CPU 1 busy", "tick=periodic hz=250",
+           expect="mode: periodic, device: lapic, HZ=250", smp=SMP_CPUS, busy_cpu=BUSY_CPU),
+    Config("dyntick-lapic-4cpu-busy1", "dyntick on the LAPIC, 4 CPUs, CPU 1 busy", "dyntick=enable,forceapic",
+           expect="mode: dyntick, device: lapic, HZ=250", smp=SMP_CPUS, busy_cpu=BUSY_CPU, trace=True),
+    Config("tickless-lapic-4cpu-busy1", "tickless on the LAPIC, 4 CPUs, CPU 1 busy",
+           "tick=tickless clockevent=lapic", expect="mode: tickless, device: lapic, HZ=250",
+           smp=SMP_CPUS, busy_cpu=BUSY_CPU, trace=True),
     Config("linux-686", "Linux, " + linux.REFERENCES["linux-686"]["what"], kind="linux"),
     Config("linux-amd64", "Linux, " + linux.REFERENCES["linux-amd64"]["what"], kind="linux"),
 ]
@@ -98,6 +124,9 @@ def parse_args():
     a.sleep_reps = 1 if a.quick else 3
     a.iso_reps = 1 if a.quick else 2
     a.trace_s = 2
+    # The busy CPU spins through rep 1's idle window, `cpus` and the trace
+    # after it, with room to spare (the shell takes 1..3600 s: BUSY_MAX_S).
+    a.busy_s = a.idle + a.trace_s + 15
     return a
 
 
@@ -155,7 +184,7 @@ def estimate(cfg, a):
         return a.reps * (a.idle + 1.5)
     if cfg.kind == "linux":
         return 10 + a.reps * (a.idle + 1) + a.latency_count * a.latency_period_us / 1e6 + 5
-    extra = latency_count(cfg, a) * max(a.latency_period_us / 1e6, 1 / cfg.hz) + 5
+    extra = 0 if cfg.smp > 1 else latency_count(cfg, a) * max(a.latency_period_us / 1e6, 1 / cfg.hz) + 5
     extra += (a.trace_s + 1) if cfg.trace else 0
     extra += a.iso_reps * 6 if cfg.name == ISO_CONFIG else 0
     return a.reps * (a.idle + 2) + extra
@@ -175,7 +204,8 @@ def latency_count(cfg, a):
 
 def new_row(cfg, accel, qemu, cpu):
     return dict(config=cfg.name, what=cfg.what, kind=cfg.kind, append=cfg.append,
-                accel=accel, qemu=qemu, cpu_model=cpu, status="ok", notes=[], reps=[])
+                accel=accel, qemu=qemu, cpu_model=cpu, status="ok", notes=[], reps=[],
+                hz=cfg.hz if cfg.kind == "lull" else None, cpus=cfg.smp, busy_cpu=cfg.busy_cpu)
 
 
 def log_path(a, cfg, accel, tag):
@@ -190,6 +220,7 @@ def run_lull(cfg, a, accel, progress, step):
     for rep in range(a.reps):
         progress.start(step, f" ({accel}) rep {rep + 1}/{a.reps}", rep / (a.reps + 0.5))
         g = guest.Guest(cfg.qemu, accel, kernel=elf, append=cfg.append, cpu=cfg.cpu,
+                        extra=["-smp", str(cfg.smp)] if cfg.smp > 1 else [],
                         log_path=log_path(a, cfg, accel, f"rep{rep + 1}"))
         try:
             if cfg.kind == "floor":
@@ -198,13 +229,23 @@ def run_lull(cfg, a, accel, progress, step):
                     row["status"] = "failed: the boot option `floor` did not take effect (lull booted to the prompt)"
                     return row
                 r = guest.measure_floor(g, a.idle)
+                if "smp:" in g.vm.log_text():
+                    row["status"] = "failed: `floor` halted, but the other CPUs were started (an smp: line)"
+                    return row
             else:
                 boot = g.wait_prompt()
                 if rep == 0 and not check_config(g, cfg, row):
                     return row      # "not available" or "failed"
+                if cfg.smp > 1 and not check_cpus(g, cfg, row):
+                    return row
                 wait_boot_timers(g)
+                if cfg.busy_cpu is not None and not start_busy(g, cfg, a, row):
+                    return row
                 g.cmd("wakeups reset")
-                r = guest.measure_idle(g, a.idle)
+                r = guest.measure_idle(g, a.idle, per_cpu=cfg.smp > 1)
+                if cfg.busy_cpu is not None and r["per_cpu"][cfg.busy_cpu]["state"] != "busy":
+                    row["status"] = f"failed: CPU {cfg.busy_cpu} was no longer busy at the end of the window"
+                    return row
                 r["causes"] = guest.lull_causes(g)
                 if rep == 0:
                     extras(g, cfg, a, row)
@@ -234,6 +275,24 @@ def wait_boot_timers(g, limit=5.0):
         time.sleep(0.2)
 
 
+def check_cpus(g, cfg, row):
+    """Did every CPU asked for start?  Fails the row if not."""
+    m = re.search(r"smp: (\d+) CPUs online", g.vm.log_text())
+    online = int(m.group(1)) if m else 1
+    if online != cfg.smp:
+        row["status"] = f"failed: asked for {cfg.smp} CPUs, {online} online"
+    return online == cfg.smp
+
+
+def start_busy(g, cfg, a, row):
+    """CPU cfg.busy_cpu spins, in the background, past the idle window."""
+    out = g.cmd(f"busy {a.busy_s} {cfg.busy_cpu}")
+    if "spins for" not in out:
+        row["status"] = f"failed: `busy {a.busy_s} {cfg.busy_cpu}` said {out.strip()!r}"
+        return False
+    return True
+
+
 def check_config(g, cfg, row):
     """Did the boot options give the mode and device asked for?  Sets the
     row's tick and status; False if the row is to be measured no further."""
@@ -260,11 +319,21 @@ def tick_status(cfg, tick, boot_log):
 
 
 def extras(g, cfg, a, row):
-    """Measured once per configuration: latency, sleep accuracy, the trace."""
+    """Measured once per configuration: latency, sleep accuracy, the trace.
+    The several-CPU rows only trace: their latency and sleeps are the boot
+    CPU's, as in the one-CPU rows."""
+    if cfg.smp > 1:
+        trace(g, cfg, a, row)
+        return
     n = latency_count(cfg, a)
     seconds = n * max(a.latency_period_us / 1e6, 1 / cfg.hz)
     row["latency"] = guest.measure_latency(g, n, a.latency_period_us, timeout=seconds * 4 + 30)
     row["sleep_overshoot_ms"], row["sleep_base_ms"] = guest.measure_sleeps(g, (10, 100, 1000), a.sleep_reps)
+    trace(g, cfg, a, row)
+
+
+def trace(g, cfg, a, row):
+    """`trace 2` for the timeline picture, if this row is one of its rows."""
     if cfg.trace:
         csv = guest.capture_trace(g, a.trace_s)
         path = os.path.join(a.out, f"trace-{cfg.name}.csv")

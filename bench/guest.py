@@ -36,18 +36,25 @@ LINUX_CLOCKS_RE = re.compile(r"^clocksource \S+, clockevent \S+", re.M)
 PANIC = "system halted."     # the last line of lull's panic report
 # Our own typing at the shell wakes lull through the UART: not idle wakeups.
 OWN_TYPING = "(uart)"
+# A line of `cpus`: index, APIC ID, state, tick, "wakeups since reset (rate/s)".
+CPUS_RE = re.compile(r"^\s*(\d+)\s+(\d+)\s+(idle|busy|off)\s+(.+?)\s+(\d+) \([\d.]+/s\)\s*$", re.M)
+
+
+def qemu_thread_ns(pid):
+    """{thread id: nanoseconds of CPU it has used so far} for the process."""
+    threads = {}
+    for path in glob.glob(f"/proc/{pid}/task/*/schedstat"):
+        try:
+            with open(path) as f:
+                threads[path.split("/")[4]] = int(f.read().split()[0])
+        except (OSError, ValueError, IndexError):
+            pass    # a thread that ended between glob and open
+    return threads
 
 
 def qemu_cpu_ns(pid):
     """Nanoseconds of CPU the process has used so far, all threads summed."""
-    total = 0
-    for path in glob.glob(f"/proc/{pid}/task/*/schedstat"):
-        try:
-            with open(path) as f:
-                total += int(f.read().split()[0])
-        except (OSError, ValueError, IndexError):
-            pass    # a thread that ended between glob and open
-    return total
+    return sum(qemu_thread_ns(pid).values())
 
 
 class Guest:
@@ -127,16 +134,30 @@ def _cpu_window(g, seconds):
     """
     margin = min(0.5, seconds / 4)
     time.sleep(margin)
-    cpu0, t0 = qemu_cpu_ns(g.pid), time.monotonic()
+    th0, t0 = qemu_thread_ns(g.pid), time.monotonic()
     time.sleep(seconds - 2 * margin)
-    cpu1, t1 = qemu_cpu_ns(g.pid), time.monotonic()
-    return dict(cpu_ms=(cpu1 - cpu0) / 1e6, cpu_window_s=t1 - t0,
-                cpu_ms_per_s=(cpu1 - cpu0) / 1e6 / (t1 - t0))
+    th1, t1 = qemu_thread_ns(g.pid), time.monotonic()
+    used = sorted((ns - th0.get(tid, 0) for tid, ns in th1.items()), reverse=True)
+    cpu = sum(used)
+    # With a CPU spinning (`busy`), its vCPU thread (QEMU runs one host
+    # thread per vCPU under TCG) is nearly a whole host CPU, and hides what
+    # the idle CPUs cost: the rest is the host CPU less the busiest thread.
+    rest = sum(used[1:])
+    return dict(cpu_ms=cpu / 1e6, cpu_window_s=t1 - t0, cpu_ms_per_s=cpu / 1e6 / (t1 - t0),
+                busiest_thread_ms_per_s=used[0] / 1e6 / (t1 - t0) if used else 0.0,
+                rest_cpu_ms_per_s=rest / 1e6 / (t1 - t0))
 
 
-def measure_idle(g, seconds):
-    """Idle for `seconds`: wakeups, causes, host CPU and drift over the window."""
+def measure_idle(g, seconds, per_cpu=False):
+    """Idle for `seconds`: wakeups, causes, host CPU and drift over the window.
+
+    per_cpu: also each CPU's wakeups, from `wakeups reset` just before the
+    window to `cpus` just after it, per second of host time between the
+    two (see per_cpu_rates)."""
     g0, h0 = g.uptime()
+    if per_cpu:
+        g.cmd("wakeups reset")
+        t_reset = time.monotonic()
     g.vm.type(f"idle {seconds}")
     g.vm.child.expect_exact(f"idle {seconds}")
     g.vm.child.send("\r")
@@ -144,6 +165,9 @@ def measure_idle(g, seconds):
     r = _cpu_window(g, seconds)
     g.vm.child.expect_exact(g.prompt, timeout=seconds + 60)
     out = g.vm.child.before.replace("\r\n", "\n")
+    if per_cpu:
+        t_cpus = time.monotonic()
+        cpus_out = g.cmd("cpus")
     g1, h1 = g.uptime()
     m = IDLE_RE.search(out)
     if not m:
@@ -159,7 +183,27 @@ def measure_idle(g, seconds):
     r["causes"] = CAUSE_RE.findall(out)     # Linux: printed by idle itself
     c = LINUX_CLOCKS_RE.search(out)
     r["clocks"] = c.group(0) if c else None
+    if per_cpu:
+        r.update(per_cpu_rates(cpus_out, t_cpus - t_reset, r["wakeups_per_s"]))
     return r
+
+
+def per_cpu_rates(cpus_out, span_s, boot_cpu_idle_rate):
+    """Each CPU's wakeups per second from `cpus` after a `wakeups reset`.
+
+    The other CPUs' counts are over the span from the reset to `cpus`
+    (their rate is the count over the host's span: `cpus` prints it to
+    0.1/s, too coarse near 0.2/s).  The boot CPU's own count in that span
+    also holds the wakeups our typing caused (the UART interrupts only it),
+    so its rate is `idle`'s, over the window alone."""
+    lines = CPUS_RE.findall(cpus_out)
+    if not lines:
+        raise RuntimeError(f"cpus: unexpected output {cpus_out!r}")
+    cpus = [dict(cpu=int(i), apic=int(apic), state=state, tick=tick, wakeups=int(n))
+            for i, apic, state, tick, n in lines]
+    rates = [boot_cpu_idle_rate if c["cpu"] == 0 else c["wakeups"] / span_s for c in cpus]
+    return dict(per_cpu=cpus, per_cpu_span_s=span_s, per_cpu_wakeups_per_s=rates,
+                total_wakeups_per_s=sum(rates))
 
 
 def lull_causes(g):

@@ -3,10 +3,12 @@
     wakeups.png   wakeups per idle second, log scale, Linux beside lull
     hostcpu.png   host CPU per idle second, log scale, with the floor
     latency.png   timer latency distributions (1 ms cyclictest)
-    timeline.png  2 s of timer interrupts: periodic, dyntick, tickless
+    timeline.png  2 s of timer interrupts: periodic, dyntick, tickless, and
+                  on 4 CPUs with one busy (a lane per CPU)
 """
 import csv
 import os
+import re
 
 import matplotlib
 
@@ -87,49 +89,76 @@ def latency_chart(rows, path):
 
 
 def read_trace(path):
+    """The events of a `trace` CSV, and the CPU count its header gives (1
+    if it gives none).  A trace from before the cpu column is all CPU 0's."""
     with open(path) as f:
-        lines = [line for line in f if not line.startswith("#")]
-    return list(csv.DictReader(lines))
+        lines = list(f)
+    head = next((line for line in lines if line.startswith("# trace:")), "")
+    m = re.search(r"\bcpus=(\d+)", head)
+    events = list(csv.DictReader(line for line in lines if not line.startswith("#")))
+    for e in events:
+        e["cpu"] = int(e.get("cpu") or 0)
+    return events, int(m.group(1)) if m else 1
 
 
 def timeline_chart(rows, path, seconds=2.0):
-    """Three stacked rows: timer interrupts as marks, idle sleeps as spans
-    (coloured when ticks were skipped, grey when only waiting for the next tick)."""
+    """One panel per traced row, one lane per CPU in it: timer interrupts as
+    marks, idle sleeps as bars (coloured when ticks were skipped, grey when
+    only waiting for the next tick).  Every CPU the row booted with gets a
+    lane, with events or not, so a CPU whose tick is stopped shows as an
+    empty lane rather than no lane."""
     rows = [r for r in rows if r.get("trace") and os.path.exists(r["trace"])]
     if not rows:
         return None
-    fig, axes = plt.subplots(len(rows), 1, figsize=(9, 1.35 * len(rows) + 0.8), sharex=True)
+    traces = [read_trace(r["trace"]) for r in rows]
+    lanes = [max([r.get("cpus", 1), n] + [e["cpu"] + 1 for e in ev]) for r, (ev, n) in zip(rows, traces)]
+    fig, axes = plt.subplots(len(rows), 1, figsize=(9, 0.45 * sum(lanes) + 0.9 * len(rows) + 0.8),
+                             sharex=True, gridspec_kw=dict(height_ratios=[n + 1.2 for n in lanes]))
     axes = axes if len(rows) > 1 else [axes]
-    for ax, r in zip(axes, rows):
-        ev = read_trace(r["trace"])
-        t0 = int(ev[0]["t_ns"]) if ev else 0
-        irqs, enter = [], None
+    for ax, r, (ev, _), n in zip(axes, rows, traces, lanes):
+        t0 = min((int(e["t_ns"]) for e in ev), default=0)
+        colour = COLOURS[family(r)]
+        irqs = [[] for _ in range(n)]
+        enter = [None] * n          # per CPU: (start, skipped ticks) of the sleep it is in
         for e in ev:
-            t = (int(e["t_ns"]) - t0) / 1e9
+            t, cpu = (int(e["t_ns"]) - t0) / 1e9, e["cpu"]
+            y = n - 1 - cpu         # cpu 0 on top
             if e["event"] == "timer_irq":
-                irqs.append(t)
+                irqs[cpu].append(t)
             elif e["event"] == "idle_enter":
-                enter = (t, int(e["skip_ticks"] or 0))
-            elif e["event"] == "idle_exit" and enter:
-                start, skip = enter
-                ax.axvspan(start, t, ymin=0.15, ymax=0.55, linewidth=0,
-                           color=COLOURS[family(r)] if skip else "#dddddd", alpha=0.6 if skip else 1)
-                enter = None
-        if enter:   # still asleep when the trace stopped
-            ax.axvspan(enter[0], seconds, ymin=0.15, ymax=0.55, linewidth=0,
-                       color=COLOURS[family(r)] if enter[1] else "#dddddd", alpha=0.6 if enter[1] else 1)
-        ax.vlines(irqs, 0.6, 1.0, color="black", linewidth=0.6)
-        ax.set_ylim(0, 1.05)
-        ax.set_yticks([])
+                enter[cpu] = (t, int(e["skip_ticks"] or 0))
+            elif e["event"] == "idle_exit" and enter[cpu]:
+                start, skip = enter[cpu]
+                _sleep_bar(ax, y, start, t, skip, colour)
+                enter[cpu] = None
+        for cpu in range(n):
+            y = n - 1 - cpu
+            if cpu:                 # a thin line between lanes
+                ax.axhline(y + 1, color="#cccccc", linewidth=0.5)
+            if enter[cpu]:          # still asleep when the trace stopped
+                _sleep_bar(ax, y, enter[cpu][0], seconds, enter[cpu][1], colour)
+            ax.vlines(irqs[cpu], y + 0.6, y + 1.0, color="black", linewidth=0.6)
+        ax.set_ylim(0, n + 0.05)
+        ax.set_yticks([n - 1 - cpu + 0.5 for cpu in range(n)] if n > 1 else [])
+        if n > 1:
+            ax.set_yticklabels([f"cpu {cpu}" + (" busy" if cpu == r.get("busy_cpu") else "")
+                                for cpu in range(n)], fontsize=8)
         ax.set_xlim(0, seconds)
-        n = len(irqs)
-        ax.set_title(f"{r['what']}: {n} timer interrupt{'s' if n != 1 else ''} in {seconds:g} s",
+        counts = [len(i) for i in irqs]
+        total = sum(counts)
+        per = f" ({' / '.join(str(c) for c in counts)} on cpu 0/…/{n - 1})" if n > 1 else ""
+        ax.set_title(f"{r['what']}: {total} timer interrupt{'s' if total != 1 else ''} in {seconds:g} s{per}",
                      fontsize=9, loc="left")
     axes[-1].set_xlabel("seconds of an idle shell (| timer interrupt; bar: halted, coloured where ticks were skipped)")
     fig.tight_layout()
     fig.savefig(path, dpi=DPI)
     plt.close(fig)
     return os.path.basename(path)
+
+
+def _sleep_bar(ax, y, start, end, skipped, colour):
+    ax.broken_barh([(start, end - start)], (y + 0.15, 0.4), linewidth=0,
+                   color=colour if skipped else "#dddddd", alpha=0.6 if skipped else 1)
 
 
 def draw_all(rows, out):

@@ -17,12 +17,17 @@ def _stats(values):
 def summarize(row):
     """Fold the repetitions of one row into medians and spreads."""
     reps = row["reps"]
-    for key in ("wakeups_per_s", "cpu_ms_per_s", "drift_ms", "boot_s", "first_byte_s", "halted_pct", "span_s"):
+    for key in ("wakeups_per_s", "cpu_ms_per_s", "rest_cpu_ms_per_s", "drift_ms", "boot_s", "first_byte_s", "halted_pct", "span_s"):
         row[key], row[key + "_min"], row[key + "_max"] = _stats([r.get(key) for r in reps])
     row["drift_ppm"] = _stats([r["drift_ms"] * 1000 / r["drift_window_s"] for r in reps
                                if r.get("drift_ms") is not None])[0]
     row["all_irqs_per_s"] = _stats([r["all_irqs"] / r["span_s"] for r in reps
                                     if r.get("all_irqs") is not None])[0]
+    per_cpu = [r["per_cpu_wakeups_per_s"] for r in reps if r.get("per_cpu_wakeups_per_s")]
+    if per_cpu:     # several CPUs: each CPU's median over the repetitions
+        row["per_cpu_wakeups_per_s"] = [statistics.median(c) for c in zip(*per_cpu)]
+        row["total_wakeups_per_s"], row["total_wakeups_per_s_min"], row["total_wakeups_per_s_max"] = \
+            _stats([r["total_wakeups_per_s"] for r in reps if r.get("total_wakeups_per_s") is not None])
     causes = next((r["causes"] for r in reps if r.get("causes")), [])
     causes = sorted(causes, key=lambda c: -int(c[0]))[:3]
     row["top_causes"] = "; ".join(f"{rate}/s {name}" for _, rate, name in causes)
@@ -83,12 +88,25 @@ def boot_cell(row):
     return ", ".join(parts)
 
 
+def per_cpu_cell(row):
+    """Several CPUs: each CPU's wakeups/s, cpu 0 first, and the total."""
+    rates = row.get("per_cpu_wakeups_per_s")
+    if not rates:
+        return "—"
+    cells = [fmt_num(w) + (" busy" if i == row.get("busy_cpu") else "") for i, w in enumerate(rates)]
+    return " / ".join(cells) + f" (Σ {fmt_num(row.get('total_wakeups_per_s'))})"
+
+
 TABLE = [   # (header, cell) for the terminal and results.md
     ("configuration", lambda r: r["config"]),
     ("accel", lambda r: r["accel"]),
     ("guest CPU", lambda r: r["cpu_model"]),
     ("wakeups/s", lambda r: fmt_num(r.get("wakeups_per_s")) + spread(r, "wakeups_per_s")),
-    ("host CPU ms per idle s", lambda r: fmt_num(r.get("cpu_ms_per_s")) + spread(r, "cpu_ms_per_s")),
+    ("CPUs", lambda r: str(r.get("cpus", 1))),
+    ("per-CPU wakeups/s, cpu 0/1/2/… (Σ)", per_cpu_cell),
+    ("host CPU ms per idle s", lambda r: fmt_num(r.get("cpu_ms_per_s")) + spread(r, "cpu_ms_per_s") +
+     (f"; less the busy vCPU {fmt_num(r.get('rest_cpu_ms_per_s'))}{spread(r, 'rest_cpu_ms_per_s')}"
+      if r.get("busy_cpu") is not None else "")),
     ("latency p50/p99/max µs", latency_cell),
     ("sleep 10/100/1000 late ms", sleep_cell),
     ("drift ms", lambda r: fmt(r.get("drift_ms"), "+.2f")),
@@ -159,6 +177,62 @@ def timer_core_targets(tc, add):
             max(v) / min(v) <= 1.5)
 
 
+def smp_targets(by, add):
+    """The several-CPU rows: what each tick mode does with 4 CPUs idle, and
+    with one of them busy (docs/smp.md: the 2005 rule and the per-CPU one)."""
+    def rates(name):
+        r = by.get(name)
+        return (r, r.get("per_cpu_wakeups_per_s")) if r and r.get("per_cpu_wakeups_per_s") else (r, None)
+
+    def listed(per, busy=None):
+        return " / ".join(fmt_num(w) + (" (busy)" if i == busy else "") for i, w in enumerate(per)) + "/s"
+    f1, f4 = (by.get(n, {}).get("cpu_ms_per_s") for n in ("floor", "floor-4cpu"))
+    if f1 and f4:
+        add("floor on 4 CPUs (APs never started) costs about the 1-CPU floor (≤ 2x)",
+            f"{fmt_num(f4)} vs {fmt_num(f1)} ms/s ({f4 / f1:.1f}x)", f4 <= 2 * f1)
+    r, per = rates("tickless-lapic-4cpu")
+    if per:
+        add("tickless, 4 idle CPUs: ≤ 0.2 wakeups/s on every CPU", "cpu 0/1/2/3: " + listed(per),
+            max(per) <= 0.2)
+        if f4:
+            c = r["cpu_ms_per_s"]
+            add("tickless, 4 idle CPUs: host CPU within 2x of the 4-CPU floor",
+                f"{fmt_num(c)} vs {fmt_num(f4)} ms/s ({c / f4:.1f}x)", c <= 2 * f4)
+    r, per = rates("dyntick-lapic-4cpu")
+    if per:
+        add(f"dyntick, 4 idle CPUs: every CPU skips (≤ 10 % of HZ={r['hz']}, {r['hz'] / 10:g}/s, each)",
+            "cpu 0/1/2/3: " + listed(per), max(per) <= r["hz"] / 10)
+    r, per = rates("periodic-250-4cpu")
+    if per:
+        want = r["hz"] * r["cpus"]
+        total = r["total_wakeups_per_s"]
+        add(f"periodic, 4 CPUs: HZ x CPUs = {want} wakeups/s in total (± 3 %)",
+            f"{fmt_num(total)}/s ({(total / want - 1) * 100:+.1f} %; cpu 0/1/2/3: {listed(per)})",
+            abs(total / want - 1) <= 0.03)
+    r, per = rates("tickless-lapic-4cpu-busy1")
+    if per:
+        idle = [w for i, w in enumerate(per) if i != r["busy_cpu"]]
+        add(f"tickless, CPU {r['busy_cpu']} busy: each idle CPU ≤ 0.2 wakeups/s",
+            "cpu 0/1/2/3: " + listed(per, r["busy_cpu"]), max(idle) <= 0.2)
+    d, per = rates("dyntick-lapic-4cpu-busy1")
+    if per:
+        idle = [w for i, w in enumerate(per) if i != d["busy_cpu"]]
+        hz = d["hz"]
+        add(f"dyntick, CPU {d['busy_cpu']} busy: every idle CPU keeps ticking (HZ={hz} ± 10 % each)",
+            "cpu 0/1/2/3: " + listed(per, d["busy_cpu"]), all(0.9 * hz <= w <= 1.1 * hz for w in idle))
+        p, pper = rates("periodic-250-4cpu-busy1")
+        if pper:    # how many ticks this host delivered at all, with a CPU spinning
+            add(f"… periodic with CPU {d['busy_cpu']} busy, for comparison (the ticks this host delivers)",
+                "cpu 0/1/2/3: " + listed(pper, p["busy_cpu"]), "info")
+        t = by.get("tickless-lapic-4cpu-busy1")
+        if t and t.get("rest_cpu_ms_per_s") is not None:
+            dc, tc = d["rest_cpu_ms_per_s"], t["rest_cpu_ms_per_s"]
+            add(f"… what that costs: host CPU less the busy vCPU's thread, dyntick against tickless "
+                f"with CPU {d['busy_cpu']} busy", f"{fmt_num(dc)} vs {fmt_num(tc)} ms/s "
+                f"({dc - tc:+.1f} ms/s; all threads {fmt_num(d['cpu_ms_per_s'])} vs "
+                f"{fmt_num(t['cpu_ms_per_s'])})", "info")
+
+
 def timeout_census_line(r):
     """What the timeout workload did, as bench/timer_bench.c counted it."""
     return (f"Timeout workload, counted: {r['cancel_pct']:.1f} % of operations cancelled a pending "
@@ -178,9 +252,11 @@ def targets(rows, timer_core=()):
     out = []
 
     def add(what, measured, ok):
-        out.append((what, measured, "n/a" if ok is None else ("met" if ok else "MISSED")))
+        verdict = ok if isinstance(ok, str) else "n/a" if ok is None else "met" if ok else "MISSED"
+        out.append((what, measured, verdict))
 
-    tickless = [n for n in by if n.startswith("tickless")]
+    one_cpu = {n: r for n, r in by.items() if r.get("cpus", 1) == 1}
+    tickless = [n for n in one_cpu if n.startswith("tickless")]
     linux_amd = get("linux-amd64", "wakeups_per_s")
     hz1000 = get("periodic-1000", "wakeups_per_s")
     for n in tickless:
@@ -212,7 +288,9 @@ def targets(rows, timer_core=()):
                 if ll:
                     add(f"{n}: p99 better than {ln}'s cyclictest", f"{lat['p99']} vs {ll['p99']} µs",
                         lat["p99"] < ll["p99"])
-    lull = [r for r in by.values() if r["kind"] == "lull" and r.get("boot_s") is not None]
+    smp_targets(by, add)
+    # Boot time on one CPU: starting the others adds their INIT waits.
+    lull = [r for r in one_cpu.values() if r["kind"] == "lull" and r.get("boot_s") is not None]
     if lull:
         b = [r["boot_s"] for r in lull]
         first = min(r["first_byte_s"] for r in lull)
@@ -228,7 +306,8 @@ def targets(rows, timer_core=()):
 
 CSV_FIELDS = ["config", "what", "kind", "status", "accel", "qemu", "qemu_version", "cpu_model", "host_cpu",
               "append", "tick", "package", "reps", "idle_s", "wakeups_per_s", "wakeups_per_s_min",
-              "wakeups_per_s_max", "all_irqs_per_s", "cpu_ms_per_s", "cpu_ms_per_s_min", "cpu_ms_per_s_max",
+              "wakeups_per_s_max", "cpus", "busy_cpu", "per_cpu_wakeups_per_s", "total_wakeups_per_s", "all_irqs_per_s", "cpu_ms_per_s", "cpu_ms_per_s_min", "cpu_ms_per_s_max",
+              "rest_cpu_ms_per_s",
               "halted_pct", "lat_n", "lat_min_us", "lat_avg_us", "lat_p50_us", "lat_p99_us", "lat_max_us",
               "sleep10_late_ms", "sleep100_late_ms", "sleep1000_late_ms", "sleep_base_ms",
               "drift_ms", "drift_ppm", "boot_s", "first_byte_s", "boot_iso_s", "boot_to_init_s",
@@ -239,6 +318,8 @@ def csv_row(r, info):
     d = {k: r.get(k) for k in CSV_FIELDS}
     d.update(qemu_version=info["QEMU"], host_cpu=info["host CPU"], reps=len(r["reps"]),
              idle_s=r.get("span_s"), notes="; ".join(r["notes"]))
+    if r.get("per_cpu_wakeups_per_s"):     # cpu 0 first, "/" between CPUs
+        d["per_cpu_wakeups_per_s"] = "/".join(f"{w:.6g}" for w in r["per_cpu_wakeups_per_s"])
     lat = r.get("latency") or {}
     for k in ("n", "min", "avg", "p50", "p99", "max"):
         d[f"lat_{k}" + ("" if k == "n" else "_us")] = lat.get(k)
@@ -282,6 +363,11 @@ def markdown(rows, info, pictures, timer_core=()):
            "is in results.csv as all_irqs_per_s). Host CPU: the QEMU process, all threads, from "
            "/proc/PID/task/*/schedstat, over the idle window less its first and last half second. "
            "Both: median of the repetitions (min–max in brackets). "
+           "CPUs: the rows with 4 were booted with -smp 4; their per-CPU wakeups/s are each CPU's count "
+           "from `wakeups reset` before the idle window to `cpus` after it, over that span (cpu 0: "
+           "`idle`'s own count, as in the wakeups/s column, so our typing is not counted), the busy CPU "
+           "marked; they are not given latency or sleep figures. With a CPU busy, the host CPU also "
+           "without the busiest QEMU thread (the spinning vCPU): what the idle CPUs cost. "
            "Latency: a cyclictest loop with a 1 ms period. Sleep: how much later than asked "
            "`sleep MS` returned, timed from the host. Drift: guest uptime minus host time over "
            "the idle window. Boot: QEMU start to the prompt (host clock).", ""]

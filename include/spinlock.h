@@ -51,6 +51,27 @@ static inline bool spin_is_locked(spinlock_t *l)
 	return __atomic_load_n(&l->locked, __ATOMIC_RELAXED) != 0;
 }
 
+/* Two locks of per-CPU structures (a timer moving from one CPU's queue to
+ * another's), taken in a fixed order, the lower `order` (CPU number)
+ * first, so two CPUs taking the same pair never wait for each other.  The
+ * same lock twice is taken once. */
+static inline void spin_lock_two(spinlock_t *a, unsigned a_order, spinlock_t *b, unsigned b_order)
+{
+	if (a == b) {
+		spin_lock(a);
+	} else {
+		spin_lock(a_order < b_order ? a : b);
+		spin_lock(a_order < b_order ? b : a);
+	}
+}
+
+static inline void spin_unlock_two(spinlock_t *a, spinlock_t *b)
+{
+	spin_unlock(a);
+	if (a != b)
+		spin_unlock(b);
+}
+
 static inline unsigned long spin_lock_irqsave(spinlock_t *l)
 {
 	unsigned long flags = arch_irq_save();

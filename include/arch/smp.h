@@ -10,7 +10,9 @@
 
 #include "compiler.h"
 #include "time/clockevent.h"
+#include "time/hrtimer.h"
 #include "time/tick.h"
+#include "time/timer.h"
 
 #define NR_CPUS         8           /* -smp 1..8; more in the MADT are not started */
 #define CPU_STACK_SIZE  16384       /* an AP's stack (the boot CPU has boot/entry.asm's) */
@@ -33,6 +35,8 @@ struct cpu {
 	volatile uint64_t halts;        /* times it halted and an interrupt woke it */
 	uint64_t irqs[CPU_VECTORS];     /* interrupts it took, per vector (`irqs`) */
 	struct tick_cpu tick;           /* its tick */
+	struct timer_base timers;       /* its timer wheel: timers that fire here */
+	struct hrtimer_base hrtimers;   /* its hrtimer heap */
 	unsigned tick_generation;       /* of the boot CPU's tick it follows (smp.c) */
 	/* Its local APIC timer: the device that drove the timer interrupt
 	 * last (drivers/timer/lapic.c), and an AP's own tick device. */
@@ -55,6 +59,11 @@ int smp_call(unsigned index, void (*fn)(void *arg), void *arg);
 /* The boot CPU's tick changed (the tick's smp hooks): wake every AP so it
  * restarts its own to match. */
 void smp_tick_changed(void);
+
+/* Wake CPU `index` (not this one) with an IPI: its halt ends and its idle
+ * loop looks at its timers again (arch_kick_cpu).  Nothing for a CPU that
+ * is not online. */
+void smp_kick(unsigned index);
 
 /* `wakeups reset`: count every CPU's wakeups from now. */
 void cpus_wakeups_reset(uint64_t now_ns);

@@ -28,6 +28,21 @@ struct tick_cpu *arch_this_tick(void);
  * the host tests, what the thread set in host_cpu_id). */
 unsigned arch_this_cpu_id(void);
 
+/* The CPUs the time core may use: 0 .. arch_nr_cpus() - 1, all online. */
+unsigned arch_nr_cpus(void);
+
+/* CPU `cpu`'s tick state, timer wheel and hrtimer queue (the kernel keeps
+ * them in its struct cpu; the host tests in an array of fake CPUs). */
+struct timer_base;
+struct hrtimer_base;
+struct tick_cpu *arch_tick_of(unsigned cpu);
+struct timer_base *arch_timer_base(unsigned cpu);
+struct hrtimer_base *arch_hrtimer_base(unsigned cpu);
+
+/* Make CPU `cpu` (not this one) take an interrupt soon, so an idle CPU
+ * wakes and looks at its timers again (the kernel: an IPI). */
+void arch_kick_cpu(unsigned cpu);
+
 /* Print through the kernel console (the host tests print or swallow). */
 int kprintf(const char *fmt, ...) __printf(1, 2);
 

@@ -30,6 +30,7 @@
 #define LULL_TIME_HRTIMER_H
 
 #include "../compiler.h"
+#include "../spinlock.h"
 
 #define HRTIMER_MAX 128
 
@@ -40,6 +41,24 @@ struct hrtimer {
 	enum hrtimer_restart (*function)(struct hrtimer *t);
 	const char *name;
 	int heap_index;            /* -1: not queued */
+	struct hrtimer_base *base; /* the CPU heap it is (or was last) on */
+};
+
+/* The callbacks running on one CPU (kernel/time/hrtimer.c). */
+struct hrtimer_run_frame {
+	const struct hrtimer *firing;   /* NULL between callbacks */
+	struct hrtimer_run_frame *outer;
+};
+
+/* One CPU's heap: every CPU has its own (the kernel keeps it in the CPU's
+ * struct cpu; arch_hrtimer_base finds it), under its own lock.  Only
+ * kernel/time/hrtimer.c looks inside. */
+struct hrtimer_base {
+	spinlock_t lock;
+	unsigned cpu;                   /* whose heap */
+	struct hrtimer *heap[HRTIMER_MAX];
+	unsigned size;
+	struct hrtimer_run_frame *runs; /* innermost first */
 };
 
 /* Set t up, not queued.  t may be uninitialised memory: whether it is
@@ -64,6 +83,8 @@ bool hrtimer_next_expiry(uint64_t *expires_ns);
 /* The name of that earliest timer (of one of them, on a tie), NULL if none
  * is queued: for wakeup accounting. */
 const char *hrtimer_next_name(void);
+/* Both, for CPU `cpu`'s heap (name may be NULL). */
+bool hrtimer_next_expiry_on(unsigned cpu, uint64_t *expires_ns, const char **name);
 
 /* Run every timer with expires_ns <= now_ns, earliest first, with interrupts
  * enabled; a callback returning HRTIMER_RESTART is re-queued at its
@@ -74,6 +95,22 @@ unsigned hrtimer_run_expired(uint64_t now_ns);
 
 unsigned hrtimer_count(void);
 void hrtimer_for_each(void (*fn)(struct hrtimer *t, void *ctx), void *ctx);
+/* The same for CPU `cpu`'s heap. */
+unsigned hrtimer_count_on(unsigned cpu);
+void hrtimer_for_each_on(unsigned cpu, void (*fn)(struct hrtimer *t, void *ctx), void *ctx);
+
+/* Empty every CPU's heap (at boot, before any timer is started). */
+void hrtimer_bases_init(void);
+
+/* Which CPU.  hrtimer_init puts a timer on the heap of the CPU that calls
+ * it; hrtimer_start and hrtimer_cancel act on the heap it is on, and a
+ * timer fires on that CPU; hrtimer_start_on moves it to CPU `cpu`'s heap
+ * (panics if that CPU is not online; -ENOSPC leaves it where it was).
+ * When that makes another CPU's earliest deadline earlier,
+ * hrtimer_armed_remote(cpu) is called afterwards (the tick sets it: that
+ * CPU may be asleep, its device programmed for later). */
+int hrtimer_start_on(struct hrtimer *t, uint64_t expires_ns, unsigned cpu);
+extern void (*hrtimer_armed_remote)(unsigned cpu);
 
 /* Called (with interrupts off) when hrtimer_start makes the earliest
  * deadline earlier than it was, or queues the only timer, so the tick code
@@ -84,7 +121,7 @@ void hrtimer_for_each(void (*fn)(struct hrtimer *t, void *ctx), void *ctx);
 extern void (*hrtimer_first_changed)(uint64_t expires_ns);
 
 #ifdef LULL_HOST
-/* Host unit tests only: empty the heap and clear the hook. */
+/* Host unit tests only: empty every heap and clear the hooks. */
 void hrtimer_reset_for_test(void);
 #endif
 

@@ -12,11 +12,11 @@
  * ticks (CLOCK_SOURCE_CONTINUOUS): jiffies are caught up from it.
  *
  * The state lives in one struct tick_cpu per CPU (in the kernel, in its
- * struct cpu: include/arch/smp.h).  The boot CPU keeps jiffies and runs
- * every timer; the other CPUs' ticks follow its mode (docs/smp.md).
- * The code: kernel/time/tick.c runs the tick, tick_sched.c stops it while
- * idle, tick_boot.c starts it (boot options, the patch's boot messages),
- * tick_smp.c runs the other CPUs' ticks.
+ * struct cpu: include/arch/smp.h).  Every CPU ticks on its own device and
+ * runs its own timers; jiffies have one owner CPU at a time (tick.c;
+ * docs/smp.md).  The code: kernel/time/tick.c runs the tick, tick_sched.c
+ * stops it while idle, tick_boot.c starts it (boot options, the patch's
+ * boot messages), tick_smp.c has what only several CPUs need.
  */
 #ifndef LULL_TIME_TICK_H
 #define LULL_TIME_TICK_H
@@ -25,6 +25,9 @@
 #include "clockevent.h"
 
 enum tick_mode { TICK_MODE_PERIODIC, TICK_MODE_DYNTICK, TICK_MODE_TICKLESS };
+
+/* No CPU owns jiffies (every CPU's tick is stopped). */
+#define TICK_OWNER_NONE (-1)
 
 /* The 2005 dyntick patch's DYN_TICK_MIN_SKIP: skipping 1 or 2 ticks is not
  * worth the reprogramming, so only sleeps of more than 2 ticks are skipped. */
@@ -57,7 +60,6 @@ struct tick_cpu {
 	bool stopped;                     /* skipping: no tick until the device fires */
 	bool softirq_pending;             /* timers may be due: run on irq exit */
 	bool in_softirq;
-	bool secondary;                   /* an AP's: keeps no jiffies, runs no timers */
 	unsigned skip;                    /* dyntick: ticks this skip was programmed for */
 	enum tick_limit skip_limit;       /* what chose the current sleep's length */
 	const char *skip_timer;           /* name of the timer that chose it, if any */
@@ -67,35 +69,26 @@ struct tick_cpu {
 
 static inline struct tick_cpu *this_tick(void) { return arch_this_tick(); }
 
-/* An AP's tick, on its own device, following the boot CPU's mode and
- * rate (kernel/arch/smp.c calls it on the AP whenever they change).  The
- * boot CPU keeps jiffies and runs every timer, so an AP's tick has nothing
- * to do but be there or not: periodic ticks HZ times a second; dyntick
- * does too while any CPU is busy, and stops once all are idle
- * (tick_secondary_dyntick); tickless stops: nothing is due on the AP. */
+/* An AP's tick, on its own device, in the boot CPU's mode and rate
+ * (kernel/arch/smp.c calls it on the AP whenever they change): the same
+ * tick as the boot CPU's, running the AP's own timers. */
 void tick_secondary_start(struct clock_event_device *dev, enum tick_mode mode, unsigned hz);
 
-/* What the boot CPU's tick tells the other CPUs, and asks of them.
- * kernel/arch/smp.c registers them (registered hooks, not calls, so the
- * time core calls nothing above it); without them there is one CPU.  All
- * are called with interrupts off; any member may be NULL.
+/* What the boot CPU's tick tells the other CPUs.  kernel/arch/smp.c
+ * registers it (a registered hook, not a call, so the time core calls
+ * nothing above it); without it there is one CPU.  Called with interrupts
+ * off; may be NULL.
  *   changed      the tick started or changed mode, rate or device: the
- *                other CPUs follow;
- *   others_busy  dyntick, about to skip: is another CPU busy?  Then no
- *                tick is skipped (the 2005 patch's rule);
- *   restarted    dyntick: a skip ended here, this CPU woke first: every
- *                CPU's tick must run again. */
+ *                other CPUs follow (tick_secondary_start). */
 struct tick_smp_hooks {
 	void (*changed)(void);
-	bool (*others_busy)(void);
-	void (*restarted)(void);
 };
 void tick_set_smp_hooks(const struct tick_smp_hooks *hooks);
 
-/* On an AP in dyntick mode, before it halts (others_idle: every other CPU
- * is idle too, so the skip is on: stop the tick) or when it has work
- * (false: tick).  Nothing in the other modes. */
-void tick_secondary_dyntick(bool others_idle);
+/* This CPU leaves its idle loop to run work (an AP taking a call): in
+ * dyntick mode no CPU may skip while one is busy, so every CPU asleep
+ * with its tick stopped is woken to tick again. */
+void tick_work_starts(void);
 
 /* Pick the tick device and mode (boot options) and start ticking. */
 void tick_init(void);

@@ -108,12 +108,7 @@ void irq_dispatch(struct trapframe *tf)
 		return;
 	}
 	this_cpu()->irqs[v]++;          /* per CPU: no two CPUs write one counter */
-	/* Only the boot CPU has a tick so far (docs/smp.md): on an AP the
-	 * tick's hooks would work on the boot CPU's tick state. */
-	bool ticks = this_cpu()->index == 0;
-
-	if (ticks)
-		tick_irq_enter(v);
+	tick_irq_enter(v);              /* this CPU's tick (each CPU has its own) */
 	if (d->handler)
 		d->handler(d->ctx);
 	else if (unexpected++ == 0)
@@ -123,8 +118,7 @@ void irq_dispatch(struct trapframe *tf)
 	else if (d->eoi)
 		d->eoi();
 
-	if (ticks)
-		tick_irq_exit();
+	tick_irq_exit();
 }
 
 /* One column per CPU when there are several (as /proc/interrupts), then

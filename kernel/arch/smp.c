@@ -28,6 +28,7 @@
 #include "drivers/timer/lapic.h"
 #include "drivers/timer/pit.h"
 #include "errno.h"
+#include "idle.h"
 #include "kprintf.h"
 #include "kstring.h"
 #include "panic.h"
@@ -103,33 +104,14 @@ void smp_tick_changed(void)
 	wake_aps();
 }
 
-/* Is any CPU but `self` busy? */
-static bool others_busy(const struct cpu *self)
+void smp_kick(unsigned index)
 {
-	for (unsigned i = 0; i < cpus_online; i++)
-		if (&cpus[i] != self && cpus[i].state == CPU_BUSY)
-			return true;
-	return false;
-}
-
-static bool boot_cpu_others_busy(void)
-{
-	return others_busy(&cpus[0]);
-}
-
-/* The boot CPU woke first from a dyntick skip: it is busy from now (its
- * idle loop would say so only after the handler), and every AP's tick
- * runs again (each decides when it wakes). */
-static void boot_cpu_restarted(void)
-{
-	cpus[0].state = CPU_BUSY;
-	wake_aps();
+	if (index < cpus_online && index != this_cpu()->index)
+		(void)lapic_send_ipi(cpus[index].apic_id, VEC_IPI_CALL);
 }
 
 static const struct tick_smp_hooks smp_hooks = {
 	.changed = smp_tick_changed,
-	.others_busy = boot_cpu_others_busy,
-	.restarted = boot_cpu_restarted,
 };
 
 /* On an AP: match the boot CPU's tick mode and rate with its own. */
@@ -153,32 +135,26 @@ void ap_main(void)
 	lapic_ap_setup();
 	c->state = CPU_IDLE;            /* tells smp_init we are running */
 	for (;;) {
-		__asm__ __volatile__("cli" ::: "memory");
+		cli();
 		ap_follow_tick(c);
-		/* Halt unless a call is waiting: one that arrived after the check
-		 * sends its IPI, which ends the halt (STI holds interrupts off
-		 * for one more instruction, so none slips in before the HLT). */
-		if (!c->call_fn && c->tick_generation == tick_generation) {
-			/* dyntick: the last CPU to go idle stops its tick. */
-			tick_secondary_dyntick(!others_busy(c));
-			__asm__ __volatile__("sti; hlt; cli" ::: "memory");
-			c->halts++;
-		}
 		void (*fn)(void *) = c->call_fn;
-		if (fn) {
-			c->state = CPU_BUSY;
-			/* dyntick: busy means every CPU ticks (the 2005 rule): this
-			 * one, and the boot CPU, woken in case it is skipping (it
-			 * restores the other APs' ticks as it wakes). */
-			tick_secondary_dyntick(false);
-			if (c->tick.mode == TICK_MODE_DYNTICK)
-				(void)lapic_send_ipi(cpus[0].apic_id, VEC_IPI_CALL);
-			__asm__ __volatile__("sti" ::: "memory");
-			fn(c->call_arg);
-			__asm__ __volatile__("cli" ::: "memory");
-			c->state = CPU_IDLE;
-			__atomic_store_n(&c->call_fn, NULL, __ATOMIC_RELEASE);
+		if (!fn) {
+			/* Nothing to run: the idle path every CPU takes.  A call
+			 * that arrives after the check sends its IPI, which ends
+			 * the halt (cpu_idle halts with STI; HLT, and STI holds
+			 * interrupts off for one more instruction, so none slips
+			 * in before the HLT). */
+			if (c->tick_generation == tick_generation)
+				cpu_idle();
+			continue;
 		}
+		c->state = CPU_BUSY;
+		tick_work_starts();     /* dyntick: busy means every CPU ticks */
+		sti();
+		fn(c->call_arg);
+		cli();
+		c->state = CPU_IDLE;
+		__atomic_store_n(&c->call_fn, NULL, __ATOMIC_RELEASE);
 	}
 }
 

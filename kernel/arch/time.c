@@ -10,3 +10,8 @@ void arch_irq_enable(void) { sti(); }
 void arch_irq_disable(void) { cli(); }
 struct tick_cpu *arch_this_tick(void) { return &this_cpu()->tick; }
 unsigned arch_this_cpu_id(void) { return this_cpu()->index; }
+unsigned arch_nr_cpus(void) { return cpus_online; }
+struct tick_cpu *arch_tick_of(unsigned cpu) { return &cpus[cpu].tick; }
+struct timer_base *arch_timer_base(unsigned cpu) { return &cpus[cpu].timers; }
+struct hrtimer_base *arch_hrtimer_base(unsigned cpu) { return &cpus[cpu].hrtimers; }
+void arch_kick_cpu(unsigned cpu) { smp_kick(cpu); }

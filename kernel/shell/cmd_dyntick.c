@@ -265,8 +265,9 @@ int cmd_trace(int argc, char **argv)
 		kprintf("error: no free hrtimer slot\n");
 		return rc;
 	}
-	kprintf("# trace: mode=%s device=%s hz=%u events=%u dropped=%u\n", tick_mode_name(tc->mode),
-	        tc->dev->name, tc->hz, trace_buf.count, trace_buf.dropped);
+	kprintf("# trace: mode=%s device=%s hz=%u cpus=%u events=%u dropped=%u\n",
+	        tick_mode_name(tc->mode), tc->dev->name, tc->hz, cpus_online, trace_buf.count,
+	        trace_buf.dropped);
 	if (trace_buf.dropped) {
 		/* The CSV below stops here: say so before it, not after. */
 		uint64_t full = trace_buf.full_ns > trace_buf.start_ns ?
@@ -276,7 +277,8 @@ int cmd_trace(int argc, char **argv)
 		        fmt_fixed(after, sizeof(after), full / NSEC_PER_MSEC, 3), secs,
 		        trace_buf.dropped);
 	}
-	kprintf("t_ns,event,cause,skip_ticks,sleep_ns,name\n");
+	/* One line per event, every CPU's in the order they were added. */
+	kprintf("t_ns,cpu,event,cause,skip_ticks,sleep_ns,name\n");
 	for (unsigned i = 0; i < trace_buf.count; i++) {
 		const struct trace_event *e = &trace_buf.ev[i];
 		const char *cause = "";
@@ -291,8 +293,8 @@ int cmd_trace(int argc, char **argv)
 				cause = irq;
 			}
 		}
-		kprintf("%llu,%s,%s,%u,%llu,%s\n", (unsigned long long)e->t_ns, trace_names[e->kind],
-		        cause, e->skip, (unsigned long long)e->sleep_ns, e->name ? e->name : "");
+		kprintf("%llu,%u,%s,%s,%u,%llu,%s\n", (unsigned long long)e->t_ns, e->cpu,
+		        trace_names[e->kind], cause, e->skip, (unsigned long long)e->sleep_ns, e->name ? e->name : "");
 	}
 	return rc;
 }

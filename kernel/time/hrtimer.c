@@ -15,85 +15,79 @@
 #include "time/hrtimer.h"
 #include "time/arch.h"
 #include "errno.h"
+#include "spinlock.h"
 
-static struct hrtimer *hrtimer_heap[HRTIMER_MAX];
-static unsigned hrtimer_heap_size;
-
-/* The callbacks running now, innermost first: each hrtimer_run_expired
- * call keeps one frame on its stack, and a call nested in an interrupt
- * taken during a callback links its frame in front of the one it
- * interrupted.  hrtimer_init walks them to refuse re-initialising a timer
- * whose callback is still running. */
-struct hrtimer_run_frame {
-	const struct hrtimer *firing;   /* NULL between callbacks */
-	struct hrtimer_run_frame *outer;
-};
-static struct hrtimer_run_frame *hrtimer_runs;
+/* (Each CPU's heap is a struct hrtimer_base, include/time/hrtimer.h; its
+ * lock guards it, and the callbacks running on that CPU are in its `runs`
+ * frames, innermost first: each hrtimer_run_expired call keeps one frame
+ * on its stack, and a call nested in an interrupt taken during a callback
+ * links its frame in front of the one it interrupted.  hrtimer_init walks
+ * them to refuse re-initialising a timer whose callback is still running.) */
 
 void (*hrtimer_first_changed)(uint64_t expires_ns);
 
 /* Put t at index i (keeping its heap_index true). */
-static void heap_set(unsigned i, struct hrtimer *t)
+static void heap_set(struct hrtimer_base *b, unsigned i, struct hrtimer *t)
 {
-	hrtimer_heap[i] = t;
+	b->heap[i] = t;
 	t->heap_index = (int)i;
 }
 
 /* Move the timer at i towards the root while its parent expires later. */
-static void heap_sift_up(unsigned i)
+static void heap_sift_up(struct hrtimer_base *b, unsigned i)
 {
-	struct hrtimer *t = hrtimer_heap[i];
+	struct hrtimer *t = b->heap[i];
 	while (i > 0) {
 		unsigned parent = (i - 1) / 2;
-		if (hrtimer_heap[parent]->expires_ns <= t->expires_ns)
+		if (b->heap[parent]->expires_ns <= t->expires_ns)
 			break;
-		heap_set(i, hrtimer_heap[parent]);
+		heap_set(b, i, b->heap[parent]);
 		i = parent;
 	}
-	heap_set(i, t);
+	heap_set(b, i, t);
 }
 
 /* Move the timer at i towards the leaves while a child expires earlier. */
-static void heap_sift_down(unsigned i)
+static void heap_sift_down(struct hrtimer_base *b, unsigned i)
 {
-	struct hrtimer *t = hrtimer_heap[i];
+	struct hrtimer *t = b->heap[i];
 	for (;;) {
 		unsigned child = 2 * i + 1;
-		if (child >= hrtimer_heap_size)
+		if (child >= b->size)
 			break;
-		if (child + 1 < hrtimer_heap_size &&
-		    hrtimer_heap[child + 1]->expires_ns < hrtimer_heap[child]->expires_ns)
+		if (child + 1 < b->size &&
+		    b->heap[child + 1]->expires_ns < b->heap[child]->expires_ns)
 			child++;
-		if (t->expires_ns <= hrtimer_heap[child]->expires_ns)
+		if (t->expires_ns <= b->heap[child]->expires_ns)
 			break;
-		heap_set(i, hrtimer_heap[child]);
+		heap_set(b, i, b->heap[child]);
 		i = child;
 	}
-	heap_set(i, t);
+	heap_set(b, i, t);
 }
 
 /* Restore the order after the timer at i changed its deadline (or a
  * different timer moved into slot i): it moves up if it is now earlier than
  * its parent, else down if later than a child. */
-static void heap_fix(unsigned i)
+static void heap_fix(struct hrtimer_base *b, unsigned i)
 {
-	if (i > 0 && hrtimer_heap[(i - 1) / 2]->expires_ns > hrtimer_heap[i]->expires_ns)
-		heap_sift_up(i);
+	if (i > 0 && b->heap[(i - 1) / 2]->expires_ns > b->heap[i]->expires_ns)
+		heap_sift_up(b, i);
 	else
-		heap_sift_down(i);
+		heap_sift_down(b, i);
 }
 
 /* Take the timer at i out: the last timer fills the hole and moves to its
  * place.  Interrupts are off. */
-static void heap_remove(unsigned i)
+static void heap_remove(struct hrtimer_base *b, unsigned i)
 {
-	struct hrtimer *t = hrtimer_heap[i];
-	hrtimer_heap_size--;
-	if (i != hrtimer_heap_size) {
-		heap_set(i, hrtimer_heap[hrtimer_heap_size]);
-		heap_fix(i);
+	struct hrtimer *t = b->heap[i];
+	b->size--;
+	if (i != b->size) {
+		heap_set(b, i, b->heap[b->size]);
+		heap_fix(b, i);
 	}
-	hrtimer_heap[hrtimer_heap_size] = NULL;
+	b->heap[b->size] = NULL;
 	t->heap_index = -1;
 }
 
@@ -101,80 +95,163 @@ static void heap_remove(unsigned i)
  * uninitialised (a stack timer about to be set up), so its heap_index is
  * only a number to check, in range and pointing back at t.  Interrupts
  * off. */
-static bool heap_holds(const struct hrtimer *t)
+static bool heap_holds(const struct hrtimer_base *b, const struct hrtimer *t)
 {
-	return (unsigned)t->heap_index < hrtimer_heap_size && hrtimer_heap[t->heap_index] == t;
+	return (unsigned)t->heap_index < b->size && b->heap[t->heap_index] == t;
 }
 
-static bool hrtimer_firing(const struct hrtimer *t)
+static bool hrtimer_firing(const struct hrtimer_base *b, const struct hrtimer *t)
 {
-	for (const struct hrtimer_run_frame *f = hrtimer_runs; f; f = f->outer)
+	for (const struct hrtimer_run_frame *f = b->runs; f; f = f->outer)
 		if (f->firing == t)
 			return true;
 	return false;
 }
 
+static struct hrtimer_base *this_base(void)
+{
+	return arch_hrtimer_base(arch_this_cpu_id());
+}
+
+/* Lock the heap t is on (t->base changes only with both the old and the
+ * new heap locked). */
+static struct hrtimer_base *lock_hrtimer_base(const struct hrtimer *t, unsigned long *flags)
+{
+	for (;;) {
+		struct hrtimer_base *b = READ_ONCE(t->base);
+		*flags = spin_lock_irqsave(&b->lock);
+		if (READ_ONCE(t->base) == b)
+			return b;
+		spin_unlock_irqrestore(&b->lock, *flags);
+	}
+}
+
+void (*hrtimer_armed_remote)(unsigned cpu);
+
 /* Re-initialising a queued timer would set heap_index to -1 while the heap
  * still holds it: a later start queues it twice, and its first expiry
  * leaves a dangling slot.  So it is refused, as is re-initialising a timer
  * whose callback is running (its return value would then restart a timer
- * with a cleared deadline). */
+ * with a cleared deadline).  t may be uninitialised, so every CPU's heap
+ * is asked. */
 void hrtimer_init(struct hrtimer *t, enum hrtimer_restart (*fn)(struct hrtimer *), const char *name)
 {
-	unsigned long flags = arch_irq_save();
-	if (heap_holds(t))
-		panic("hrtimer_init: %s is queued (hrtimer_start moves it, hrtimer_cancel dequeues it)",
-		      name ? name : "?");
-	if (hrtimer_firing(t))
-		panic("hrtimer_init: %s is running: re-initialised while its callback runs",
-		      name ? name : "?");
+	for (unsigned cpu = 0; cpu < arch_nr_cpus(); cpu++) {
+		struct hrtimer_base *b = arch_hrtimer_base(cpu);
+		unsigned long flags = spin_lock_irqsave(&b->lock);
+		bool held = heap_holds(b, t), firing = hrtimer_firing(b, t);
+		spin_unlock_irqrestore(&b->lock, flags);
+		if (held)
+			panic("hrtimer_init: %s is queued (hrtimer_start moves it, hrtimer_cancel dequeues it)",
+			      name ? name : "?");
+		if (firing)
+			panic("hrtimer_init: %s is running: re-initialised while its callback runs",
+			      name ? name : "?");
+	}
 	t->expires_ns = 0;
 	t->function = fn;
 	t->name = name;
 	t->heap_index = -1;
-	arch_irq_restore(flags);
+	t->base = this_base();
 }
 
-/* Queue t, or move it if queued.  Interrupts are off. */
-static int hrtimer_enqueue(struct hrtimer *t, uint64_t expires_ns)
+/* Queue t, or move it if queued.  b's lock is held. */
+static int hrtimer_enqueue(struct hrtimer_base *b, struct hrtimer *t, uint64_t expires_ns)
 {
 	if (t->heap_index >= 0) {
 		t->expires_ns = expires_ns;
-		heap_fix((unsigned)t->heap_index);
+		heap_fix(b, (unsigned)t->heap_index);
 		return 0;
 	}
-	if (hrtimer_heap_size == HRTIMER_MAX)
+	if (b->size == HRTIMER_MAX)
 		return -ENOSPC;
 	t->expires_ns = expires_ns;
-	heap_set(hrtimer_heap_size++, t);
-	heap_sift_up((unsigned)t->heap_index);
+	heap_set(b, b->size++, t);
+	heap_sift_up(b, (unsigned)t->heap_index);
 	return 0;
+}
+
+/* Queue t on `to` (both heaps locked, t on `from`); whether `to`'s earliest
+ * deadline became earlier. */
+static int hrtimer_move(struct hrtimer_base *from, struct hrtimer_base *to,
+                        struct hrtimer *t, uint64_t expires_ns, bool *sooner)
+{
+	bool had_first = to->size > 0;
+	uint64_t old_first = had_first ? to->heap[0]->expires_ns : 0;
+	int ret = 0;
+	*sooner = false;
+	if (from != to) {
+		if (to->size == HRTIMER_MAX)
+			return -ENOSPC;         /* t stays where it was */
+		if (t->heap_index >= 0)
+			heap_remove(from, (unsigned)t->heap_index);
+		t->base = to;
+	}
+	ret = hrtimer_enqueue(to, t, expires_ns);
+	*sooner = ret == 0 && (!had_first || to->heap[0]->expires_ns < old_first);
+	return ret;
+}
+
+int hrtimer_start_on(struct hrtimer *t, uint64_t expires_ns, unsigned cpu)
+{
+	if (t->function == NULL)
+		panic("hrtimer_start: %s has no function", t->name ? t->name : "?");
+	if (cpu >= arch_nr_cpus())
+		panic("hrtimer_start_on: %s for CPU %u, which is not online",
+		      t->name ? t->name : "?", cpu);
+	struct hrtimer_base *to = arch_hrtimer_base(cpu), *from;
+	unsigned long flags = arch_irq_save();
+	for (;;) {
+		from = READ_ONCE(t->base);
+		spin_lock_two(&from->lock, from->cpu, &to->lock, to->cpu);
+		if (READ_ONCE(t->base) == from)
+			break;
+		spin_unlock_two(&from->lock, &to->lock);
+	}
+	bool sooner;
+	int ret = hrtimer_move(from, to, t, expires_ns, &sooner);
+	/* Tell the tick layer only when the device must fire sooner than it
+	 * was told; a later first deadline costs one early, empty interrupt. */
+	bool here = cpu == arch_this_cpu_id();
+	uint64_t first = sooner ? to->heap[0]->expires_ns : 0;
+	spin_unlock_two(&from->lock, &to->lock);
+	/* The hook runs with interrupts still off but no lock held: it may
+	 * look at the heap again. */
+	if (sooner && here && hrtimer_first_changed)
+		hrtimer_first_changed(first);
+	arch_irq_restore(flags);
+	if (sooner && !here && hrtimer_armed_remote)
+		hrtimer_armed_remote(cpu);
+	return ret;
 }
 
 int hrtimer_start(struct hrtimer *t, uint64_t expires_ns)
 {
 	if (t->function == NULL)
 		panic("hrtimer_start: %s has no function", t->name ? t->name : "?");
-	unsigned long flags = arch_irq_save();
-	bool had_first = hrtimer_heap_size > 0;
-	uint64_t old_first = had_first ? hrtimer_heap[0]->expires_ns : 0;
-	int ret = hrtimer_enqueue(t, expires_ns);
-	/* Tell the tick layer only when the device must fire sooner than it
-	 * was told; a later first deadline costs one early, empty interrupt. */
-	if (ret == 0 && (!had_first || hrtimer_heap[0]->expires_ns < old_first) &&
-	    hrtimer_first_changed)
-		hrtimer_first_changed(hrtimer_heap[0]->expires_ns);
+	unsigned long flags;
+	struct hrtimer_base *b = lock_hrtimer_base(t, &flags);
+	bool sooner;
+	int ret = hrtimer_move(b, b, t, expires_ns, &sooner);
+	bool here = b->cpu == arch_this_cpu_id();
+	uint64_t first = sooner ? b->heap[0]->expires_ns : 0;
+	spin_unlock(&b->lock);
+	if (sooner && here && hrtimer_first_changed)
+		hrtimer_first_changed(first);
 	arch_irq_restore(flags);
+	if (sooner && !here && hrtimer_armed_remote)
+		hrtimer_armed_remote(b->cpu);
 	return ret;
 }
 
 int hrtimer_cancel(struct hrtimer *t)
 {
-	unsigned long flags = arch_irq_save();
+	unsigned long flags;
+	struct hrtimer_base *b = lock_hrtimer_base(t, &flags);
 	int was_queued = t->heap_index >= 0;
 	if (was_queued)
-		heap_remove((unsigned)t->heap_index);
-	arch_irq_restore(flags);
+		heap_remove(b, (unsigned)t->heap_index);
+	spin_unlock_irqrestore(&b->lock, flags);
 	return was_queued;
 }
 
@@ -193,82 +270,120 @@ uint64_t hrtimer_forward(struct hrtimer *t, uint64_t now_ns, uint64_t interval_n
 	return n;
 }
 
-bool hrtimer_next_expiry(uint64_t *expires_ns)
+bool hrtimer_next_expiry_on(unsigned cpu, uint64_t *expires_ns, const char **name)
 {
-	unsigned long flags = arch_irq_save();
-	bool any = hrtimer_heap_size > 0;
-	if (any)
-		*expires_ns = hrtimer_heap[0]->expires_ns;
-	arch_irq_restore(flags);
+	struct hrtimer_base *b = arch_hrtimer_base(cpu);
+	unsigned long flags = spin_lock_irqsave(&b->lock);
+	bool any = b->size > 0;
+	if (any) {
+		*expires_ns = b->heap[0]->expires_ns;
+		if (name)
+			*name = b->heap[0]->name;
+	}
+	spin_unlock_irqrestore(&b->lock, flags);
 	return any;
 }
 
-/* Each timer is taken off the heap before its callback runs, with
- * interrupts back on, so the callback may start or cancel any timer,
- * itself included; and an interrupt arriving during a callback may call us
- * again safely: the nested call just takes the next expired timer. */
+bool hrtimer_next_expiry(uint64_t *expires_ns)
+{
+	return hrtimer_next_expiry_on(arch_this_cpu_id(), expires_ns, NULL);
+}
+
+/* Each timer is taken off the heap before its callback runs, with the lock
+ * dropped and interrupts back on, so the callback may start or cancel any
+ * timer, itself included; and an interrupt arriving during a callback may
+ * call us again safely: the nested call just takes the next expired
+ * timer. */
 unsigned hrtimer_run_expired(uint64_t now_ns)
 {
 	unsigned ran = 0;
-	unsigned long flags = arch_irq_save();
-	struct hrtimer_run_frame frame = { .firing = NULL, .outer = hrtimer_runs };
-	hrtimer_runs = &frame;
-	while (hrtimer_heap_size > 0 && hrtimer_heap[0]->expires_ns <= now_ns) {
-		struct hrtimer *t = hrtimer_heap[0];
-		heap_remove(0);
+	struct hrtimer_base *b = this_base();
+	unsigned long flags = spin_lock_irqsave(&b->lock);
+	struct hrtimer_run_frame frame = { .firing = NULL, .outer = b->runs };
+	b->runs = &frame;
+	while (b->size > 0 && b->heap[0]->expires_ns <= now_ns) {
+		struct hrtimer *t = b->heap[0];
+		heap_remove(b, 0);
 		frame.firing = t;
-		arch_irq_restore(flags);
+		spin_unlock_irqrestore(&b->lock, flags);
 		enum hrtimer_restart restart = t->function(t);
-		flags = arch_irq_save();
+		flags = spin_lock_irqsave(&b->lock);
 		frame.firing = NULL;
 		ran++;
-		/* The callback may have queued t itself; then it already has
-		 * its place. */
-		if (restart == HRTIMER_RESTART && t->heap_index < 0) {
+		/* The callback may have queued t itself (here or on another
+		 * CPU); then it already has its place. */
+		if (restart == HRTIMER_RESTART && t->heap_index < 0 && t->base == b) {
 			/* Re-queueing at or before now would run it again in
 			 * this loop, forever: the callback forgot to forward. */
-			if (t->expires_ns <= now_ns)
-				panic("hrtimer_run_expired: %s restarted without moving its deadline",
-				      t->name ? t->name : "?");
-			if (hrtimer_enqueue(t, t->expires_ns) != 0)
-				panic("hrtimer_run_expired: no room to restart %s",
-				      t->name ? t->name : "?");
+			const char *why = t->expires_ns <= now_ns ?
+			        "restarted without moving its deadline" :
+			        hrtimer_enqueue(b, t, t->expires_ns) != 0 ? "no room to restart" : NULL;
+			if (why) {
+				b->runs = frame.outer;
+				spin_unlock(&b->lock);  /* (a test catches the panic) */
+				panic("hrtimer_run_expired: %s: %s", t->name ? t->name : "?", why);
+			}
 		}
 	}
-	hrtimer_runs = frame.outer;
-	arch_irq_restore(flags);
+	b->runs = frame.outer;
+	spin_unlock_irqrestore(&b->lock, flags);
 	return ran;
 }
 
 const char *hrtimer_next_name(void)
 {
-	unsigned long flags = arch_irq_save();
-	const char *name = hrtimer_heap_size > 0 ? hrtimer_heap[0]->name : NULL;
-	arch_irq_restore(flags);
+	uint64_t ns;
+	const char *name = NULL;
+	hrtimer_next_expiry_on(arch_this_cpu_id(), &ns, &name);
 	return name;
+}
+
+unsigned hrtimer_count_on(unsigned cpu)
+{
+	return READ_ONCE(arch_hrtimer_base(cpu)->size);
 }
 
 unsigned hrtimer_count(void)
 {
-	return READ_ONCE(hrtimer_heap_size);
+	return hrtimer_count_on(arch_this_cpu_id());
 }
 
 /* In heap order, which is not deadline order beyond the first. */
+void hrtimer_for_each_on(unsigned cpu, void (*fn)(struct hrtimer *t, void *ctx), void *ctx)
+{
+	struct hrtimer_base *b = arch_hrtimer_base(cpu);
+	unsigned long flags = spin_lock_irqsave(&b->lock);
+	for (unsigned i = 0; i < b->size; i++)
+		fn(b->heap[i], ctx);
+	spin_unlock_irqrestore(&b->lock, flags);
+}
+
 void hrtimer_for_each(void (*fn)(struct hrtimer *t, void *ctx), void *ctx)
 {
-	unsigned long flags = arch_irq_save();
-	for (unsigned i = 0; i < hrtimer_heap_size; i++)
-		fn(hrtimer_heap[i], ctx);
-	arch_irq_restore(flags);
+	hrtimer_for_each_on(arch_this_cpu_id(), fn, ctx);
+}
+
+/* Every CPU's heap empty, each knowing its CPU (at boot, and in the host
+ * tests between cases). */
+void hrtimer_bases_init(void)
+{
+	for (unsigned cpu = 0; cpu < arch_nr_cpus(); cpu++) {
+		struct hrtimer_base *b = arch_hrtimer_base(cpu);
+		unsigned long flags = spin_lock_irqsave(&b->lock);
+		for (unsigned i = 0; i < b->size; i++)
+			b->heap[i]->heap_index = -1;
+		b->size = 0;
+		b->runs = NULL;
+		b->cpu = cpu;
+		spin_unlock_irqrestore(&b->lock, flags);
+	}
 }
 
 #ifdef LULL_HOST
 void hrtimer_reset_for_test(void)
 {
-	for (unsigned i = 0; i < hrtimer_heap_size; i++)
-		hrtimer_heap[i]->heap_index = -1;
-	hrtimer_heap_size = 0;
+	hrtimer_bases_init();
 	hrtimer_first_changed = NULL;
-	hrtimer_runs = NULL;
+	hrtimer_armed_remote = NULL;
 }
 #endif

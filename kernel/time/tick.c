@@ -16,6 +16,18 @@
  * so a fraction of a tick is never lost and never counted twice, however
  * long the CPU slept and whichever interrupt woke it.
  *
+ * Several CPUs.  Every CPU has its own tick device, wheel and hrtimer heap,
+ * and runs its own due timers from its own tick; jiffies are one count for
+ * all.  jiffies_64 and last_jiffy_ns change only under jiffies_lock, and
+ * only by the rule above, so whichever CPU advances them, each period is
+ * counted once.  One CPU at a time owns them (jiffies_owner): its tick
+ * advances them, the others' ticks only read them.  The owner gives them up
+ * when it stops its tick to sleep (tick_sched.c), and the next CPU whose
+ * tick fires takes them; while every CPU sleeps nobody owns them, and the
+ * first to wake catches them up (tick_restart) before anything reads them.
+ * Each CPU keeps a copy of the boundary (tc->last_jiffy_ns) taken together
+ * with jiffies, for its own skip arithmetic.
+ *
  * Where the work happens for one interrupt (see kernel/arch/irq.c):
  *   tick_irq_enter()   before the handler (in tick_sched.c, beside the
  *                      stop it undoes): if the tick was stopped, catch
@@ -32,6 +44,7 @@
  */
 #include "errno.h"
 #include "kstring.h"
+#include "spinlock.h"
 #include "time/arch.h"
 #include "time/clocksource.h"
 #include "time/hrtimer.h"
@@ -66,16 +79,67 @@ static uint64_t period_for(unsigned hz) { return NSEC_PER_SEC / hz; }
 
 /* ------------------------------------------------------------ jiffies */
 
+static spinlock_t jiffies_lock = SPINLOCK_INIT;
+static uint64_t jiffies_last_ns;        /* the boundary jiffies_64 last reached */
+static uint64_t jiffies_period_ns;      /* NSEC_PER_SEC / tick_hz */
+static int jiffies_owner = TICK_OWNER_NONE;
+
 uint64_t tick_update_jiffies(struct tick_cpu *tc, uint64_t now)
 {
-	if (now < tc->last_jiffy_ns + tc->period_ns)
-		return 0;
-	uint64_t delta = now - tc->last_jiffy_ns;
-	/* The common case, one tick, without a 64-bit division. */
-	uint64_t n = delta < 2 * tc->period_ns ? 1 : delta / tc->period_ns;
-	jiffies_64 += n;
-	tc->last_jiffy_ns += n * tc->period_ns;
+	uint64_t n = 0;
+	unsigned long f = spin_lock_irqsave(&jiffies_lock);
+	if (now >= jiffies_last_ns + jiffies_period_ns) {
+		uint64_t delta = now - jiffies_last_ns;
+		/* The common case, one tick, without a 64-bit division. */
+		n = delta < 2 * jiffies_period_ns ? 1 : delta / jiffies_period_ns;
+		jiffies_64 += n;
+		jiffies_last_ns += n * jiffies_period_ns;
+	}
+	tc->last_jiffy_ns = jiffies_last_ns;
+	spin_unlock_irqrestore(&jiffies_lock, f);
 	return n;
+}
+
+void tick_sync_jiffies(struct tick_cpu *tc)
+{
+	unsigned long f = spin_lock_irqsave(&jiffies_lock);
+	tc->last_jiffy_ns = jiffies_last_ns;
+	spin_unlock_irqrestore(&jiffies_lock, f);
+}
+
+int tick_jiffies_owner(void)
+{
+	return __atomic_load_n(&jiffies_owner, __ATOMIC_RELAXED);
+}
+
+void tick_release_jiffies(void)
+{
+	int me = (int)arch_this_cpu_id();
+	__atomic_compare_exchange_n(&jiffies_owner, &me, TICK_OWNER_NONE, false,
+	                            __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+}
+
+/* On this CPU's tick: take jiffies if nobody owns them; advance them if
+ * this CPU owns them, else only refresh the copy of the boundary. */
+static void tick_do_jiffies(struct tick_cpu *tc, uint64_t now)
+{
+	int none = TICK_OWNER_NONE, me = (int)arch_this_cpu_id();
+	__atomic_compare_exchange_n(&jiffies_owner, &none, me, false,
+	                            __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+	if (tick_jiffies_owner() == me)
+		tick_update_jiffies(tc, now);
+	else
+		tick_sync_jiffies(tc);
+}
+
+/* Start jiffies' boundaries at `first`, every period_ns (tick_start, and
+ * tick_set_hz after catching up at the old rate). */
+static void jiffies_set_clock(uint64_t first, uint64_t period_ns)
+{
+	unsigned long f = spin_lock_irqsave(&jiffies_lock);
+	jiffies_last_ns = first;
+	jiffies_period_ns = period_ns;
+	spin_unlock_irqrestore(&jiffies_lock, f);
 }
 
 /* ------------------------------------------------------ the device */
@@ -118,7 +182,7 @@ static void tick_handle_event(struct clock_event_device *dev)
 {
 	struct tick_cpu *tc = this_tick();
 	timekeeping_update();
-	tick_update_jiffies(tc, ktime_get_ns());
+	tick_do_jiffies(tc, ktime_get_ns());
 	tc->programmed_ns = 0;
 	tc->softirq_pending = true;
 	wakeups_note_tick_event();
@@ -160,6 +224,20 @@ static void hrtimer_changed(uint64_t expires)
 		return;
 	if (tc->programmed_ns == 0 || expires < tc->programmed_ns)
 		tick_program_oneshot(tc, expires, ktime_get_ns());
+}
+
+/* A timer was armed on another CPU's wheel or heap.  If that CPU is
+ * asleep (its tick stopped or stretched, its device programmed for what it
+ * knew), wake it so its idle loop looks again; a CPU that is awake finds
+ * the timer by itself, at its next tick or idle entry. */
+static void tick_kick_remote(unsigned cpu)
+{
+	struct tick_cpu *tc = arch_tick_of(cpu);
+	/* The timer is queued (written) before its CPU's idle flag is read;
+	 * that CPU sets the flag before it reads its queue. */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (READ_ONCE(tc->idle))
+		arch_kick_cpu(cpu);
 }
 
 /* ----------------------------------------------- which device */
@@ -222,8 +300,9 @@ struct clock_event_device *tick_choose_device(enum tick_mode mode, const char **
 
 /* ----------------------------------------------- switching things */
 
-/* Stop the old device, start the new one, in `mode`.  Interrupts off. */
-static void switch_to(struct tick_cpu *tc, struct clock_event_device *dev, enum tick_mode mode)
+/* Stop the old device, start the new one, in `mode`, on this CPU.
+ * Interrupts off. */
+void tick_switch(struct tick_cpu *tc, struct clock_event_device *dev, enum tick_mode mode)
 {
 	timekeeping_update();
 	uint64_t now = ktime_get_ns();
@@ -237,6 +316,12 @@ static void switch_to(struct tick_cpu *tc, struct clock_event_device *dev, enum 
 	dev->event_handler = tick_handle_event;
 	start_device(tc);
 	tc->softirq_pending = true;
+}
+
+/* The boot CPU's tick changed: switch, then the other CPUs follow. */
+static void switch_to(struct tick_cpu *tc, struct clock_event_device *dev, enum tick_mode mode)
+{
+	tick_switch(tc, dev, mode);
 	tick_changed();
 }
 
@@ -339,7 +424,9 @@ int tick_set_hz(unsigned hz)
 	tick_hz = tc->hz = hz;
 	tc->period_ns = c.new_period;
 	/* jiffies keeps its value; its boundaries now come every new period,
-	 * counted from the last old one, so it stays monotonic. */
+	 * counted from the last old one, so it stays monotonic.  (The other
+	 * CPUs' ticks follow through tick_changed(), below.) */
+	jiffies_set_clock(tc->last_jiffy_ns, c.new_period);
 	if (tc->dev)
 		start_device(tc);
 	tc->softirq_pending = true;
@@ -356,12 +443,16 @@ void tick_start(struct clock_event_device *dev, enum tick_mode mode)
 	tc->hz = tick_hz;
 	tc->period_ns = period_for(tick_hz);
 	hrtimer_first_changed = hrtimer_changed;
-	timer_wheel_init(jiffies);
+	hrtimer_armed_remote = timer_armed_remote = tick_kick_remote;
+	timer_wheel_init(jiffies);          /* every CPU's wheel and heap */
+	hrtimer_bases_init();
 
 	/* Start half a period into the first jiffy, so periodic interrupts
 	 * land between boundaries rather than on them. */
 	timekeeping_update();
 	tc->last_jiffy_ns = ktime_get_ns() - tc->period_ns / 2;
+	jiffies_set_clock(tc->last_jiffy_ns, tc->period_ns);
+	jiffies_owner = (int)arch_this_cpu_id();
 	unsigned long f = arch_irq_save();
 	switch_to(tc, dev, mode);
 	arch_irq_restore(f);

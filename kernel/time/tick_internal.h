@@ -22,6 +22,14 @@
  * Returns how many ticks that was. */
 uint64_t tick_update_jiffies(struct tick_cpu *tc, uint64_t now);
 
+/* Refresh this CPU's copy of the last jiffy boundary (no advance). */
+void tick_sync_jiffies(struct tick_cpu *tc);
+
+/* The CPU that owns jiffies (advances them on its tick), or
+ * TICK_OWNER_NONE; and giving them up (this CPU stops its tick). */
+int tick_jiffies_owner(void);
+void tick_release_jiffies(void);
+
 /* The clocksource time of the next jiffy boundary. */
 static inline uint64_t tick_next_jiffy_ns(const struct tick_cpu *tc)
 {
@@ -32,6 +40,10 @@ static inline uint64_t tick_next_jiffy_ns(const struct tick_cpu *tc)
 
 /* Program the one-shot tick device to interrupt just after `expires`. */
 void tick_program_oneshot(struct tick_cpu *tc, uint64_t expires, uint64_t now);
+
+/* Stop this CPU's old tick device and run `mode` on `dev` (interrupts
+ * off): the boot CPU's switches, and each AP following them. */
+void tick_switch(struct tick_cpu *tc, struct clock_event_device *dev, enum tick_mode mode);
 
 /* The device called `name` if it is registered and can run `mode`. */
 struct clock_event_device *tick_device_for(enum tick_mode mode, const char *name);
@@ -56,5 +68,13 @@ void tick_start(struct clock_event_device *dev, enum tick_mode mode);
  * tells them the tick started or changed (kernel/time/tick_smp.c). */
 extern const struct tick_smp_hooks *tick_smp;
 void tick_changed(void);
+
+/* dyntick on several CPUs (tick_smp.c): is any other CPU busy (not in its
+ * idle loop)?  Is any other CPU's tick stopped?  And wake every other CPU
+ * whose tick is stopped, so each ticks again (the 2005 rule: no skipping
+ * while any CPU is busy). */
+bool tick_others_busy(void);
+bool tick_others_stopped(void);
+void tick_wake_stopped_others(void);
 
 #endif

@@ -29,29 +29,55 @@ uint64_t tick_max_skip(void)
 	return tc->dev ? tc->dev->max_delta_ns / tc->period_ns : 0;
 }
 
-/* The earliest pending timer of either kind as absolute ns; false if none.
- * *limit says which kind, *name which timer. */
-static bool tick_next_timer_ns(uint64_t *ns, enum tick_limit *limit, const char **name)
+/* The earliest pending timer of either kind on CPU `cpu`, as absolute ns
+ * (its wheel's expiry at its jiffy boundary, from this CPU's copy of the
+ * boundary); false if none.  *limit says which kind, *name which timer. */
+static bool next_timer_on(unsigned cpu, uint64_t *ns, enum tick_limit *limit, const char **name)
 {
 	const struct tick_cpu *tc = this_tick();
 	bool found = false;
 	uint32_t expires;
 	uint64_t hr;
+	const char *wname = NULL, *hname = NULL;
 
-	if (timer_next_expiry(&expires)) {
+	if (timer_next_expiry_on(cpu, &expires, &wname)) {
 		/* A wheel timer is due at the boundary that starts jiffy
 		 * `expires`; if that is already past, it is due now. */
 		int32_t ahead = (int32_t)(expires - jiffies);
 		*ns = tc->last_jiffy_ns + (ahead > 0 ? (uint64_t)ahead * tc->period_ns : 0);
 		*limit = TICK_LIMIT_TIMER;
-		*name = timer_next_name();
+		*name = wname;
 		found = true;
 	}
-	if (hrtimer_next_expiry(&hr) && (!found || hr < *ns)) {
+	if (hrtimer_next_expiry_on(cpu, &hr, &hname) && (!found || hr < *ns)) {
 		*ns = hr;
 		*limit = TICK_LIMIT_HRTIMER;
-		*name = hrtimer_next_name();
+		*name = hname;
 		found = true;
+	}
+	return found;
+}
+
+/* This CPU's earliest timer; in dyntick mode on several CPUs, the earliest
+ * of every CPU's (the 2005 rule: every CPU skips to the next event of any,
+ * and the first to wake wakes the rest). */
+static bool tick_next_timer_ns(const struct tick_cpu *tc, uint64_t *ns, enum tick_limit *limit,
+                               const char **name)
+{
+	unsigned me = arch_this_cpu_id();
+	bool found = next_timer_on(me, ns, limit, name);
+	if (tc->mode != TICK_MODE_DYNTICK)
+		return found;
+	for (unsigned cpu = 0; cpu < arch_nr_cpus(); cpu++) {
+		uint64_t t;
+		enum tick_limit l;
+		const char *n;
+		if (cpu != me && next_timer_on(cpu, &t, &l, &n) && (!found || t < *ns)) {
+			*ns = t;
+			*limit = l;
+			*name = n;
+			found = true;
+		}
 	}
 	return found;
 }
@@ -70,7 +96,7 @@ static uint64_t stop_tick_if_worth_it(struct tick_cpu *tc, uint64_t now)
 		return 0;               /* tick on; or work to do; or already asleep */
 
 	/* 1. The next timer of either kind. */
-	if (!tick_next_timer_ns(&next, &limit, &name)) {
+	if (!tick_next_timer_ns(tc, &next, &limit, &name)) {
 		next = UINT64_MAX;
 		limit = TICK_LIMIT_DEVICE;
 	}
@@ -91,16 +117,29 @@ static uint64_t stop_tick_if_worth_it(struct tick_cpu *tc, uint64_t now)
 
 	if (tc->mode == TICK_MODE_DYNTICK) {
 		/* The 2005 patch on SMP: no tick is skipped while another CPU is
-		 * busy; the last CPU to go idle skips (here, at this CPU's next
-		 * tick after the other went idle). */
-		if (tick_smp && tick_smp->others_busy && tick_smp->others_busy())
+		 * busy; the last CPU to go idle skips, and any CPU still
+		 * ticking skips at its next tick, when it finds all idle.
+		 * Marked stopped before looking, and a CPU getting busy marks
+		 * itself busy before looking for stopped CPUs to wake
+		 * (tick_work_starts, tick_restart): each writes, fences, then
+		 * reads, so at least one of the two sees the other.  Looking
+		 * first lost the race in QEMU (the boot CPU skipped through a
+		 * busy second of CPU 1's: its LAPIC write let CPU 1 run in
+		 * between). */
+		tc->stopped = true;
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		if (tick_others_busy()) {
+			tc->stopped = false;
 			return 0;
+		}
 		/* The 2005 dyntick patch's rule, in whole ticks from the last
 		 * boundary. */
 		uint64_t skip = next <= tc->last_jiffy_ns ? 1 :
 		                (next - tc->last_jiffy_ns) / tc->period_ns;
-		if (skip <= TICK_DYNTICK_MIN_SKIP)
+		if (skip <= TICK_DYNTICK_MIN_SKIP) {
+			tc->stopped = false;
 			return 0;       /* not worth it: keep ticking */
+		}
 		tc->skip = (unsigned)skip;
 		next = tc->last_jiffy_ns + skip * tc->period_ns;
 		clockevents_set_oneshot(tc->dev);
@@ -111,6 +150,9 @@ static uint64_t stop_tick_if_worth_it(struct tick_cpu *tc, uint64_t now)
 	}
 	tick_program_oneshot(tc, next, now);
 	tc->stopped = true;
+	/* A CPU with its tick stopped cannot keep jiffies: give them up; the
+	 * next CPU whose tick fires takes them (tick.c). */
+	tick_release_jiffies();
 	tc->skip_limit = limit;
 	tc->skip_timer = name;
 	tc->skips++;
@@ -164,9 +206,14 @@ static void tick_restart(struct tick_cpu *tc)
 	if (tc->mode == TICK_MODE_DYNTICK) {
 		clockevents_set_periodic(tc->dev, tc->hz);
 		tc->programmed_ns = 0;
-		/* The first CPU to wake restores every CPU's tick. */
-		if (tick_smp && tick_smp->restarted)
-			tick_smp->restarted();
+		/* The first CPU to wake (others still asleep) restores every
+		 * CPU's tick, and counts as busy from now (its idle loop would
+		 * say so only after the handler), so none of them skips again
+		 * meanwhile.  The CPUs it wakes just tick again. */
+		if (tick_others_stopped()) {
+			tc->idle = false;
+			tick_wake_stopped_others();
+		}
 	}
 	tc->softirq_pending = true;
 }

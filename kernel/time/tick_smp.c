@@ -1,18 +1,22 @@
 /* kernel/time/tick_smp.c — the tick and the other CPUs (docs/smp.md).
  *
- * The boot CPU keeps jiffies and runs every timer; the other CPUs' ticks
- * only have to be there or not, by the mode's rule:
+ * Every CPU runs the same tick (tick.c, tick_sched.c) on its own device,
+ * with its own timers; the boot CPU's mode and rate are everyone's: an AP
+ * follows them with tick_secondary_start() when the `changed` hook that
+ * kernel/arch/smp.c registers (tick_set_smp_hooks) tells it to, so this
+ * core calls nothing above it.  The modes on several CPUs:
  *   periodic  every CPU ticks HZ times a second;
  *   dyntick   the 2005 patch's rule: no tick is skipped while any CPU is
- *             busy; once all are idle every CPU skips;
+ *             busy (tick_others_busy); once all are idle every CPU skips
+ *             to the next event of any CPU; the first to wake catches
+ *             jiffies up and wakes the others, whose ticks run again
+ *             (tick_wake_stopped_others);
  *   tickless  each idle CPU stops its own tick, whatever the others do.
- * What the boot CPU's tick needs from the others comes through hooks that
- * kernel/arch/smp.c registers (tick_set_smp_hooks), so this core calls
- * nothing above it.
  */
 #include "kstring.h"
 #include "time/clockevent.h"
 #include "time/tick.h"
+#include "time/arch.h"
 #include "tick_internal.h"
 
 const struct tick_smp_hooks *tick_smp;
@@ -30,41 +34,59 @@ void tick_changed(void)
 
 /* ------------------------------------------------------------ an AP's tick */
 
-static void tick_secondary_event(struct clock_event_device *dev)
-{
-	UNUSED(dev);                    /* counted by the device and the CPU */
-}
-
 void tick_secondary_start(struct clock_event_device *dev, enum tick_mode mode, unsigned hz)
 {
 	struct tick_cpu *tc = this_tick();
 	unsigned long f = arch_irq_save();
-	if (tc->dev)
-		clockevents_shutdown(tc->dev);
+	struct clock_event_device *old = tc->dev;
 	memset(tc, 0, sizeof(*tc));
-	tc->secondary = true;
-	tc->dev = dev;
-	tc->mode = mode;
+	tc->dev = old;                  /* tick_switch stops it if it changes */
 	tc->hz = hz;
 	tc->period_ns = NSEC_PER_SEC / hz;
-	dev->event_handler = tick_secondary_event;
-	if (mode == TICK_MODE_TICKLESS || clockevents_set_periodic(dev, hz) != 0) {
-		clockevents_shutdown(dev);
-		tc->stopped = true;
-	}
+	tick_sync_jiffies(tc);
+	tick_switch(tc, dev, mode);
+	/* Nothing to run yet: a timer already due on this CPU keeps its tick
+	 * running at idle entry, and the tick runs it. */
+	tc->softirq_pending = false;
 	arch_irq_restore(f);
 }
 
-void tick_secondary_dyntick(bool others_idle)
+/* ------------------------------------------------------------ dyntick's rule */
+
+bool tick_others_busy(void)
+{
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);     /* our own write first (tick_sched.c) */
+	unsigned me = arch_this_cpu_id();
+	for (unsigned cpu = 0; cpu < arch_nr_cpus(); cpu++) {
+		const struct tick_cpu *tc = arch_tick_of(cpu);
+		if (cpu != me && READ_ONCE(tc->dev) && !READ_ONCE(tc->idle))
+			return true;
+	}
+	return false;
+}
+
+bool tick_others_stopped(void)
+{
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);     /* our own write first (tick_sched.c) */
+	unsigned me = arch_this_cpu_id();
+	for (unsigned cpu = 0; cpu < arch_nr_cpus(); cpu++)
+		if (cpu != me && READ_ONCE(arch_tick_of(cpu)->stopped))
+			return true;
+	return false;
+}
+
+void tick_wake_stopped_others(void)
+{
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);     /* our own write first (tick_sched.c) */
+	unsigned me = arch_this_cpu_id();
+	for (unsigned cpu = 0; cpu < arch_nr_cpus(); cpu++)
+		if (cpu != me && READ_ONCE(arch_tick_of(cpu)->stopped))
+			arch_kick_cpu(cpu);
+}
+
+void tick_work_starts(void)
 {
 	struct tick_cpu *tc = this_tick();
-	if (!tc->secondary || tc->mode != TICK_MODE_DYNTICK)
-		return;
-	if (others_idle && !tc->stopped) {
-		clockevents_shutdown(tc->dev);
-		tc->stopped = true;
-		tc->skips++;
-	} else if (!others_idle && tc->stopped) {
-		tc->stopped = clockevents_set_periodic(tc->dev, tc->hz) != 0;
-	}
+	if (tc->dev && tc->mode == TICK_MODE_DYNTICK)
+		tick_wake_stopped_others();
 }

@@ -1,4 +1,4 @@
-/* kernel/time/timer.c — jiffy timers on a cascading hierarchical wheel.
+/* kernel/time/timer.c — jiffy timers on a cascading hierarchical w->
  *
  * The design is the timer wheel Linux used until 4.7 (after Varghese and
  * Lauck, "Hashed and hierarchical timing wheels", SOSP 1987).  Picture the
@@ -86,10 +86,8 @@
 #include "time/timer.h"
 #include "time/jiffies.h"
 #include "time/arch.h"
+#include "spinlock.h"
 
-#define WHEEL_LEVELS   5
-#define WHEEL_BUCKETS  (256 + 4 * 64)
-#define BITS_PER_WORD  32
 
 /* t->bucket of a timer taken from its bucket and waiting to be run. */
 #define TIMER_BUCKET_RUNNING  0xFFFFu
@@ -97,11 +95,11 @@
 struct wheel_level {
 	unsigned shift;     /* bucket width is 2^shift jiffies */
 	unsigned size;      /* buckets in this level, a power of two */
-	unsigned first;     /* its first bucket in wheel.bucket[] */
+	unsigned first;     /* its first bucket in w->bucket[] */
 };
 
 /* Each level's first bucket is a multiple of 32, so each level's bits
- * start on a fresh word of wheel.occupied[]. */
+ * start on a fresh word of w->occupied[]. */
 static const struct wheel_level wheel_levels[WHEEL_LEVELS] = {
 	{ .shift = 0,  .size = 256, .first = 0 },
 	{ .shift = 8,  .size = 64,  .first = 256 },
@@ -110,37 +108,22 @@ static const struct wheel_level wheel_levels[WHEEL_LEVELS] = {
 	{ .shift = 26, .size = 64,  .first = 448 },
 };
 
-static struct {
-	uint32_t base;                          /* next jiffy to process */
-	struct timer *bucket[WHEEL_BUCKETS];
-	/* Each bucket's earliest timer, or NULL when not known (recomputed on
-	 * the next query).  Keeps timer_next_expiry() from walking long
-	 * buckets again and again: bench/timer_bench.c measured 3.6 us per
-	 * query with 100,000 timers pending before this cache, and flat after. */
-	struct timer *bucket_min[WHEEL_BUCKETS];
-	uint32_t occupied[WHEEL_BUCKETS / BITS_PER_WORD];   /* bit set: bucket non-empty */
-	struct timer *running;                  /* due timers being run now */
-	struct timer *firing;                   /* the one whose callback runs now */
-	unsigned count;                         /* pending timers */
-	bool in_run;                            /* inside timer_run_expired */
-	uint32_t run_until;                     /* the `now` it runs up to */
-} wheel;
 
-static void bucket_mark(unsigned b, bool occupied)
+static void bucket_mark(struct timer_base *w, unsigned b, bool occupied)
 {
 	uint32_t bit = 1u << (b % BITS_PER_WORD);
 	if (occupied)
-		wheel.occupied[b / BITS_PER_WORD] |= bit;
+		w->occupied[b / BITS_PER_WORD] |= bit;
 	else
-		wheel.occupied[b / BITS_PER_WORD] &= ~bit;
+		w->occupied[b / BITS_PER_WORD] &= ~bit;
 }
 
 /* Which bucket a timer expiring at `expires` goes in, seen from the base. */
-static inline unsigned wheel_bucket_for(uint32_t expires)
+static inline unsigned wheel_bucket_for(const struct timer_base *w, uint32_t expires)
 {
-	uint32_t delta = expires - wheel.base;
+	uint32_t delta = expires - w->base;
 	if ((int32_t)delta < 0)         /* already due: with the next jiffy */
-		return wheel.base % wheel_levels[0].size;
+		return w->base % wheel_levels[0].size;
 	unsigned level = 0;
 	while (level < WHEEL_LEVELS - 1 &&
 	       delta >= (uint32_t)wheel_levels[level].size << wheel_levels[level].shift)
@@ -149,29 +132,29 @@ static inline unsigned wheel_bucket_for(uint32_t expires)
 	return lv->first + ((expires >> lv->shift) & (lv->size - 1));
 }
 
-/* Put t at the head of bucket b, the one wheel_bucket_for(t->expires)
+/* Put t at the head of bucket b, the one wheel_bucket_for(w, t->expires)
  * names (interrupts off). */
-static void bucket_insert(struct timer *t, unsigned b)
+static void bucket_insert(struct timer_base *w, struct timer *t, unsigned b)
 {
-	struct timer *min = wheel.bucket_min[b];
-	t->next = wheel.bucket[b];
+	struct timer *min = w->bucket_min[b];
+	t->next = w->bucket[b];
 	if (!t->next) {
-		wheel.bucket_min[b] = t;        /* the only one */
-		bucket_mark(b, true);
+		w->bucket_min[b] = t;        /* the only one */
+		bucket_mark(w, b, true);
 	} else {
 		if (min && (int32_t)(t->expires - min->expires) < 0)
-			wheel.bucket_min[b] = t;        /* earlier than the known earliest */
+			w->bucket_min[b] = t;        /* earlier than the known earliest */
 		t->next->pprev = &t->next;
 	}
-	wheel.bucket[b] = t;
-	t->pprev = &wheel.bucket[b];
+	w->bucket[b] = t;
+	t->pprev = &w->bucket[b];
 	t->bucket = (uint16_t)b;
 }
 
 /* Put t in its bucket (t->expires set, interrupts off). */
-static void wheel_place(struct timer *t)
+static void wheel_place(struct timer_base *w, struct timer *t)
 {
-	bucket_insert(t, wheel_bucket_for(t->expires));
+	bucket_insert(w, t, wheel_bucket_for(w, t->expires));
 }
 
 /* Re-arm a pending t whose new expiry maps to the bucket it is already in
@@ -179,9 +162,9 @@ static void wheel_place(struct timer *t)
  * list splicing, no neighbours touched; only the bucket's cached earliest
  * timer may change.  The common re-arm of a timeout pushed a little
  * further out (the shell's key timer, on every key) takes this path. */
-static void wheel_rekey(struct timer *t, uint32_t expires)
+static void wheel_rekey(struct timer_base *w, struct timer *t, uint32_t expires)
 {
-	struct timer **min = &wheel.bucket_min[t->bucket];
+	struct timer **min = &w->bucket_min[t->bucket];
 	bool later = (int32_t)(expires - t->expires) > 0;
 	t->expires = expires;
 	if (*min == t) {
@@ -193,29 +176,29 @@ static void wheel_rekey(struct timer *t, uint32_t expires)
 }
 
 /* Take t off whatever list it is on: a bucket or the running list. */
-static void wheel_unlink(struct timer *t)
+static void wheel_unlink(struct timer_base *w, struct timer *t)
 {
 	*t->pprev = t->next;
 	if (t->next)
 		t->next->pprev = t->pprev;
 	if (t->bucket != TIMER_BUCKET_RUNNING) {
-		if (wheel.bucket_min[t->bucket] == t)
-			wheel.bucket_min[t->bucket] = NULL;     /* unknown until asked */
-		if (wheel.bucket[t->bucket] == NULL)
-			bucket_mark(t->bucket, false);
+		if (w->bucket_min[t->bucket] == t)
+			w->bucket_min[t->bucket] = NULL;     /* unknown until asked */
+		if (w->bucket[t->bucket] == NULL)
+			bucket_mark(w, t->bucket, false);
 	}
 	t->next = NULL;
 	t->pprev = NULL;
-	wheel.count--;
+	w->count--;
 }
 
 /* Empty bucket b and return its list (interrupts off). */
-static struct timer *bucket_take(unsigned b)
+static struct timer *bucket_take(struct timer_base *w, unsigned b)
 {
-	struct timer *list = wheel.bucket[b];
-	wheel.bucket[b] = NULL;
-	wheel.bucket_min[b] = NULL;
-	bucket_mark(b, false);
+	struct timer *list = w->bucket[b];
+	w->bucket[b] = NULL;
+	w->bucket_min[b] = NULL;
+	bucket_mark(w, b, false);
 	return list;
 }
 
@@ -224,9 +207,9 @@ static struct timer *bucket_take(unsigned b)
  * empty.  The word holding `from` is looked at twice: at the start only its
  * bits from `from` up; at the end, after going round, the whole word, in
  * which only the bits below `from` can still be set. */
-static int level_scan(const struct wheel_level *lv, unsigned from)
+static int level_scan(const struct timer_base *w, const struct wheel_level *lv, unsigned from)
 {
-	const uint32_t *map = &wheel.occupied[lv->first / BITS_PER_WORD];
+	const uint32_t *map = &w->occupied[lv->first / BITS_PER_WORD];
 	unsigned nwords = lv->size / BITS_PER_WORD;     /* a power of two: & wraps, no divide */
 	unsigned from_bit = from % BITS_PER_WORD;
 	for (unsigned i = 0; i <= nwords; i++) {
@@ -245,32 +228,32 @@ static int level_scan(const struct wheel_level *lv, unsigned from)
 /* A level's earliest timers (see the header comment): its first occupied
  * bucket in wheel order, and the start of the block that bucket stands for
  * — the jiffy at which the wheel must cascade it (level 0: run it). */
-static bool level_first(unsigned level, unsigned *bucket, uint32_t *start)
+static bool level_first(const struct timer_base *w, unsigned level, unsigned *bucket, uint32_t *start)
 {
 	const struct wheel_level *lv = &wheel_levels[level];
 	uint32_t width = 1u << lv->shift;
-	unsigned current = (wheel.base >> lv->shift) & (lv->size - 1);
-	unsigned k0 = (wheel.base & (width - 1)) == 0 ? 0 : 1;
-	int k = level_scan(lv, (current + k0) & (lv->size - 1));
+	unsigned current = (w->base >> lv->shift) & (lv->size - 1);
+	unsigned k0 = (w->base & (width - 1)) == 0 ? 0 : 1;
+	int k = level_scan(w, lv, (current + k0) & (lv->size - 1));
 	if (k < 0)
 		return false;
 	k += (int)k0;
 	*bucket = lv->first + ((current + (unsigned)k) & (lv->size - 1));
-	*start = (wheel.base & ~(width - 1)) + (uint32_t)k * width;
+	*start = (w->base & ~(width - 1)) + (uint32_t)k * width;
 	return true;
 }
 
 /* The next jiffy, from the base on, at which the wheel has work: a level-0
  * bucket to run or a non-empty bucket to cascade.  Its distance from the
  * base; false if the wheel is empty. */
-static bool wheel_next_work(uint32_t *distance)
+static bool wheel_next_work(const struct timer_base *w, uint32_t *distance)
 {
 	bool found = false;
 	for (unsigned level = 0; level < WHEEL_LEVELS; level++) {
 		unsigned b;
 		uint32_t start;
-		if (level_first(level, &b, &start) && (!found || start - wheel.base < *distance)) {
-			*distance = start - wheel.base;
+		if (level_first(w, level, &b, &start) && (!found || start - w->base < *distance)) {
+			*distance = start - w->base;
 			found = true;
 		}
 	}
@@ -284,44 +267,74 @@ static bool wheel_next_work(uint32_t *distance)
  * it falls at least one level: to level 0 if due within 256 jiffies (whose
  * bucket for j is run right after this), otherwise to a later block of its
  * new level, never to a bucket this loop has just emptied. */
-static void wheel_cascade(uint32_t j)
+static void wheel_cascade(struct timer_base *w, uint32_t j)
 {
 	for (unsigned level = 1; level < WHEEL_LEVELS; level++) {
 		const struct wheel_level *lv = &wheel_levels[level];
 		if (j & ((1u << lv->shift) - 1))
 			break;
-		struct timer *list = bucket_take(lv->first + ((j >> lv->shift) & (lv->size - 1)));
+		struct timer *list = bucket_take(w, lv->first + ((j >> lv->shift) & (lv->size - 1)));
 		while (list) {
 			struct timer *t = list;
 			list = t->next;
-			wheel_place(t);
+			wheel_place(w, t);
 		}
 	}
 }
 
 /* Start from scratch at `now`.  Interrupts off. */
-static void wheel_reset(uint32_t now)
+static void wheel_reset(struct timer_base *w, uint32_t now)
 {
 	for (unsigned b = 0; b < WHEEL_BUCKETS; b++) {
-		wheel.bucket[b] = NULL;
-		wheel.bucket_min[b] = NULL;
+		w->bucket[b] = NULL;
+		w->bucket_min[b] = NULL;
 	}
-	for (unsigned w = 0; w < ARRAY_SIZE(wheel.occupied); w++)
-		wheel.occupied[w] = 0;
-	wheel.running = NULL;
-	wheel.count = 0;
-	wheel.base = now;
+	for (unsigned i = 0; i < ARRAY_SIZE(w->occupied); i++)
+		w->occupied[i] = 0;
+	w->running = NULL;
+	w->count = 0;
+	w->base = now;
 }
+
+/* ------------------------------------------------------------ the bases */
+
+/* This CPU's wheel, and CPU `cpu`'s. */
+static struct timer_base *this_base(void)
+{
+	return arch_timer_base(arch_this_cpu_id());
+}
+
+/* Lock the base t is on (t->base changes only with both the old and the
+ * new base locked, so once its lock is held and t->base still names it,
+ * t stays there). */
+static struct timer_base *lock_timer_base(const struct timer *t, unsigned long *flags)
+{
+	for (;;) {
+		struct timer_base *w = READ_ONCE(t->base);
+		*flags = spin_lock_irqsave(&w->lock);
+		if (READ_ONCE(t->base) == w)
+			return w;
+		spin_unlock_irqrestore(&w->lock, *flags);
+	}
+}
+
+void (*timer_armed_remote)(unsigned cpu);
 
 /* Any timers still pending are forgotten (they must not be used again
  * without timer_init). */
 void timer_wheel_init(uint32_t now)
 {
-	unsigned long flags = arch_irq_save();
-	if (wheel.in_run)
-		panic("timer_wheel_init: called from a timer callback");
-	wheel_reset(now);
-	arch_irq_restore(flags);
+	for (unsigned cpu = 0; cpu < arch_nr_cpus(); cpu++) {
+		struct timer_base *w = arch_timer_base(cpu);
+		unsigned long flags = spin_lock_irqsave(&w->lock);
+		if (w->in_run) {
+			spin_unlock(&w->lock);  /* (a test catches the panic) */
+			panic("timer_wheel_init: called from a timer callback");
+		}
+		wheel_reset(w, now);
+		w->cpu = cpu;
+		spin_unlock_irqrestore(&w->lock, flags);
+	}
 }
 
 /* Whether t is on one of the wheel's lists, judged by the wheel's own
@@ -330,15 +343,15 @@ void timer_wheel_init(uint32_t now)
  * has pprev set and `bucket` naming the list it is on, so a NULL pprev or
  * a bucket out of range means "not pending" at once; otherwise that one
  * list is walked looking for t.  Interrupts off. */
-static bool wheel_holds(const struct timer *t)
+static bool wheel_holds(const struct timer_base *w, const struct timer *t)
 {
 	struct timer *list;
 	if (t->pprev == NULL)
 		return false;
 	if (t->bucket == TIMER_BUCKET_RUNNING)
-		list = wheel.running;
+		list = w->running;
 	else if (t->bucket < WHEEL_BUCKETS)
-		list = wheel.bucket[t->bucket];
+		list = w->bucket[t->bucket];
 	else
 		return false;
 	for (; list; list = list->next)
@@ -351,69 +364,119 @@ static bool wheel_holds(const struct timer *t)
  * still points at it: the next arm links it a second time, into a loop if
  * it lands in the same bucket.  So it is refused, as is re-initialising
  * the timer whose callback is running: a callback re-arms its timer with
- * timer_mod or timer_add. */
+ * timer_mod or timer_add.  t may be uninitialised, so every CPU's wheel is
+ * asked, not the t->base it may not have. */
 void timer_init(struct timer *t, void (*fn)(struct timer *), const char *name)
 {
-	unsigned long flags = arch_irq_save();
-	if (wheel_holds(t))
-		panic("timer_init: %s is pending (timer_mod re-arms it, timer_del disarms it)",
-		      name ? name : "?");
-	if (t == wheel.firing)
-		panic("timer_init: %s is running: re-initialised while its callback runs",
-		      name ? name : "?");
+	for (unsigned cpu = 0; cpu < arch_nr_cpus(); cpu++) {
+		struct timer_base *w = arch_timer_base(cpu);
+		unsigned long flags = spin_lock_irqsave(&w->lock);
+		bool held = wheel_holds(w, t), firing = t == w->firing;
+		spin_unlock_irqrestore(&w->lock, flags);
+		if (held)
+			panic("timer_init: %s is pending (timer_mod re-arms it, timer_del disarms it)",
+			      name ? name : "?");
+		if (firing)
+			panic("timer_init: %s is running: re-initialised while its callback runs",
+			      name ? name : "?");
+	}
 	t->next = NULL;
 	t->pprev = NULL;
 	t->expires = 0;
 	t->function = fn;
 	t->name = name;
 	t->bucket = 0;
-	arch_irq_restore(flags);
+	t->base = this_base();
+}
+
+/* Arm t on w, whose lock is held: was_pending says if t is on w now. */
+static void wheel_arm(struct timer_base *w, struct timer *t, uint32_t expires, int was_pending)
+{
+	unsigned b = wheel_bucket_for(w, expires);
+	/* (A timer waiting on the running list has TIMER_BUCKET_RUNNING, no b.) */
+	if (was_pending && t->bucket == b) {
+		wheel_rekey(w, t, expires);
+	} else {
+		if (was_pending)
+			wheel_unlink(w, t);
+		t->expires = expires;
+		bucket_insert(w, t, b);
+		w->count++;
+	}
 }
 
 int timer_mod(struct timer *t, uint32_t expires)
 {
 	if (t->function == NULL)
 		panic("timer_mod: %s has no function", t->name ? t->name : "?");
-	unsigned long flags = arch_irq_save();
+	unsigned long flags;
+	struct timer_base *w = lock_timer_base(t, &flags);
 	int was_pending = timer_pending(t);
-	unsigned b = wheel_bucket_for(expires);
-	/* (A timer waiting on the running list has TIMER_BUCKET_RUNNING, no b.) */
-	if (was_pending && t->bucket == b) {
-		wheel_rekey(t, expires);
-	} else {
-		if (was_pending)
-			wheel_unlink(t);
-		t->expires = expires;
-		bucket_insert(t, b);
-		wheel.count++;
-	}
-	arch_irq_restore(flags);
+	wheel_arm(w, t, expires, was_pending);
+	spin_unlock_irqrestore(&w->lock, flags);
 	return was_pending;
 }
 
-/* timer_mod with a check in front; interrupts stay off across both, so
- * nothing can arm t in between. */
+int timer_mod_on(struct timer *t, uint32_t expires, unsigned cpu)
+{
+	if (t->function == NULL)
+		panic("timer_mod_on: %s has no function", t->name ? t->name : "?");
+	if (cpu >= arch_nr_cpus())
+		panic("timer_mod_on: %s for CPU %u, which is not online", t->name ? t->name : "?", cpu);
+	struct timer_base *to = arch_timer_base(cpu), *from;
+	unsigned long flags = arch_irq_save();
+	for (;;) {
+		from = READ_ONCE(t->base);
+		spin_lock_two(&from->lock, from->cpu, &to->lock, to->cpu);
+		if (READ_ONCE(t->base) == from)
+			break;
+		spin_unlock_two(&from->lock, &to->lock);
+	}
+	int was_pending = timer_pending(t);
+	if (from != to) {
+		if (was_pending)
+			wheel_unlink(from, t);
+		t->base = to;
+		wheel_arm(to, t, expires, 0);
+	} else {
+		wheel_arm(to, t, expires, was_pending);
+	}
+	spin_unlock_two(&from->lock, &to->lock);
+	arch_irq_restore(flags);
+	if (cpu != arch_this_cpu_id() && timer_armed_remote)
+		timer_armed_remote(cpu);
+	return was_pending;
+}
+
+/* timer_mod with a check in front, both under t's base lock, so nothing
+ * can arm t in between. */
 void timer_add(struct timer *t, uint32_t expires)
 {
-	unsigned long flags = arch_irq_save();
-	if (timer_pending(t))
+	if (t->function == NULL)
+		panic("timer_mod: %s has no function", t->name ? t->name : "?");
+	unsigned long flags;
+	struct timer_base *w = lock_timer_base(t, &flags);
+	if (timer_pending(t)) {
+		spin_unlock_irqrestore(&w->lock, flags);
 		panic("timer_add: %s is already pending (timer_mod re-arms)",
 		      t->name ? t->name : "?");
-	timer_mod(t, expires);
-	arch_irq_restore(flags);
+	}
+	wheel_arm(w, t, expires, 0);
+	spin_unlock_irqrestore(&w->lock, flags);
 }
 
 int timer_del(struct timer *t)
 {
-	unsigned long flags = arch_irq_save();
+	unsigned long flags;
+	struct timer_base *w = lock_timer_base(t, &flags);
 	int was_pending = timer_pending(t);
 	if (was_pending)
-		wheel_unlink(t);
-	arch_irq_restore(flags);
+		wheel_unlink(w, t);
+	spin_unlock_irqrestore(&w->lock, flags);
 	return was_pending;
 }
 
-/* Each due bucket moves to wheel.running and its timers are taken off one
+/* Each due bucket moves to w->running and its timers are taken off one
  * at a time, each run with interrupts back on.  So a callback may arm or
  * delete any timer: itself, one due later in this run, or one still
  * waiting on the running list (which then does not run).
@@ -429,133 +492,160 @@ int timer_del(struct timer *t)
  * call only moves run_until on, and this loop goes on to it. */
 void timer_run_expired(uint32_t now)
 {
-	unsigned long flags = arch_irq_save();
-	if (wheel.in_run) {
-		if (time_after(now, wheel.run_until))
-			wheel.run_until = now;
-		arch_irq_restore(flags);
+	struct timer_base *w = this_base();
+	unsigned long flags = spin_lock_irqsave(&w->lock);
+	if (w->in_run) {
+		if (time_after(now, w->run_until))
+			w->run_until = now;
+		spin_unlock_irqrestore(&w->lock, flags);
 		return;
 	}
-	wheel.in_run = true;
-	wheel.run_until = now;
+	w->in_run = true;
+	w->run_until = now;
 
-	while (time_after_eq(wheel.run_until, wheel.base)) {
+	while (time_after_eq(w->run_until, w->base)) {
 		/* Jump over the jiffies with nothing to run or cascade. */
 		uint32_t distance = 0;
-		if (!wheel_next_work(&distance) || distance > wheel.run_until - wheel.base) {
-			wheel.base = wheel.run_until + 1;
+		if (!wheel_next_work(w, &distance) || distance > w->run_until - w->base) {
+			w->base = w->run_until + 1;
 			break;
 		}
-		uint32_t j = wheel.base + distance;
-		wheel.base = j;
+		uint32_t j = w->base + distance;
+		w->base = j;
 
 		/* Jiffy j: cascade, then take its level-0 bucket to run. */
-		wheel_cascade(j);
-		wheel.running = bucket_take(j % wheel_levels[0].size);
-		if (wheel.running)
-			wheel.running->pprev = &wheel.running;
-		for (struct timer *t = wheel.running; t; t = t->next)
+		wheel_cascade(w, j);
+		w->running = bucket_take(w, j % wheel_levels[0].size);
+		if (w->running)
+			w->running->pprev = &w->running;
+		for (struct timer *t = w->running; t; t = t->next)
 			t->bucket = TIMER_BUCKET_RUNNING;
-		wheel.base = j + 1;
+		w->base = j + 1;
 
-		while (wheel.running) {
-			struct timer *t = wheel.running;
-			wheel_unlink(t);
-			wheel.firing = t;
-			arch_irq_restore(flags);
+		while (w->running) {
+			struct timer *t = w->running;
+			wheel_unlink(w, t);
+			w->firing = t;
+			/* The callback runs with the lock dropped and interrupts
+			 * as the caller had them, so it may arm and delete timers
+			 * on any CPU, its own included. */
+			spin_unlock_irqrestore(&w->lock, flags);
 			t->function(t);
-			flags = arch_irq_save();
-			wheel.firing = NULL;
+			flags = spin_lock_irqsave(&w->lock);
+			w->firing = NULL;
 		}
 	}
-	wheel.in_run = false;
-	arch_irq_restore(flags);
+	w->in_run = false;
+	spin_unlock_irqrestore(&w->lock, flags);
 }
 
 /* The earlier of `best` and the earliest timer on list t, comparing signed
  * distances from the base (an already-due timer is behind it). */
-static struct timer *list_min(struct timer *t, struct timer *best)
+static struct timer *list_min(const struct timer_base *w, struct timer *t, struct timer *best)
 {
 	for (; t; t = t->next)
-		if (!best || (int32_t)(t->expires - wheel.base) < (int32_t)(best->expires - wheel.base))
+		if (!best || (int32_t)(t->expires - w->base) < (int32_t)(best->expires - w->base))
 			best = t;
 	return best;
 }
 
 /* The pending timer with the earliest expiry, or NULL.  Why these buckets
  * suffice is proved in the header comment.  Interrupts off. */
-static struct timer *wheel_earliest(void)
+static struct timer *wheel_earliest(struct timer_base *w)
 {
 	struct timer *best = NULL;
 	for (unsigned level = 0; level < WHEEL_LEVELS; level++) {
 		unsigned b;
 		uint32_t start;
-		if (!level_first(level, &b, &start))
+		if (!level_first(w, level, &b, &start))
 			continue;
-		if (!wheel.bucket_min[b])
-			wheel.bucket_min[b] = list_min(wheel.bucket[b], NULL);
-		struct timer *m = wheel.bucket_min[b];
-		if (!best || (int32_t)(m->expires - wheel.base) < (int32_t)(best->expires - wheel.base))
+		if (!w->bucket_min[b])
+			w->bucket_min[b] = list_min(w, w->bucket[b], NULL);
+		struct timer *m = w->bucket_min[b];
+		if (!best || (int32_t)(m->expires - w->base) < (int32_t)(best->expires - w->base))
 			best = m;
 	}
 	/* Asked from a callback: the timers still waiting to run count too. */
-	return list_min(wheel.running, best);
+	return list_min(w, w->running, best);
+}
+
+bool timer_next_expiry_on(unsigned cpu, uint32_t *expires, const char **name)
+{
+	struct timer_base *w = arch_timer_base(cpu);
+	unsigned long flags = spin_lock_irqsave(&w->lock);
+	struct timer *t = wheel_earliest(w);
+	if (t) {
+		*expires = t->expires;
+		if (name)
+			*name = t->name;
+	}
+	spin_unlock_irqrestore(&w->lock, flags);
+	return t != NULL;
 }
 
 bool timer_next_expiry(uint32_t *expires)
 {
-	unsigned long flags = arch_irq_save();
-	struct timer *t = wheel_earliest();
-	if (t)
-		*expires = t->expires;
-	arch_irq_restore(flags);
-	return t != NULL;
+	return timer_next_expiry_on(arch_this_cpu_id(), expires, NULL);
 }
 
 const char *timer_next_name(void)
 {
-	unsigned long flags = arch_irq_save();
-	struct timer *t = wheel_earliest();
-	const char *name = t ? t->name : NULL;
-	arch_irq_restore(flags);
+	uint32_t expires;
+	const char *name = NULL;
+	timer_next_expiry_on(arch_this_cpu_id(), &expires, &name);
 	return name;
+}
+
+unsigned timer_count_on(unsigned cpu)
+{
+	return READ_ONCE(arch_timer_base(cpu)->count);
 }
 
 unsigned timer_count(void)
 {
-	return READ_ONCE(wheel.count);
+	return timer_count_on(arch_this_cpu_id());
 }
 
 /* fn runs with interrupts off and must not arm or delete timers. */
+void timer_for_each_on(unsigned cpu, void (*fn)(struct timer *t, void *ctx), void *ctx)
+{
+	struct timer_base *w = arch_timer_base(cpu);
+	unsigned long flags = spin_lock_irqsave(&w->lock);
+	for (unsigned b = 0; b < WHEEL_BUCKETS; b++)
+		for (struct timer *t = w->bucket[b]; t; t = t->next)
+			fn(t, ctx);
+	for (struct timer *t = w->running; t; t = t->next)
+		fn(t, ctx);
+	spin_unlock_irqrestore(&w->lock, flags);
+}
+
 void timer_for_each(void (*fn)(struct timer *t, void *ctx), void *ctx)
 {
-	unsigned long flags = arch_irq_save();
-	for (unsigned b = 0; b < WHEEL_BUCKETS; b++)
-		for (struct timer *t = wheel.bucket[b]; t; t = t->next)
-			fn(t, ctx);
-	for (struct timer *t = wheel.running; t; t = t->next)
-		fn(t, ctx);
-	arch_irq_restore(flags);
+	timer_for_each_on(arch_this_cpu_id(), fn, ctx);
 }
 
 uint32_t timer_wheel_base(void)
 {
-	return READ_ONCE(wheel.base);
+	return READ_ONCE(this_base()->base);
 }
 
-/* Gather every pending timer on one list, start the wheel afresh at
- * new_now, and queue each again at its mapped expiry.  The timers stay
- * pending throughout; one whose new expiry is at or before new_now fires on
- * the next run.  Not from a callback: the run in progress counts jiffies
- * at the old rate. */
-void timer_wheel_remap(uint32_t new_now, uint32_t (*map)(uint32_t expires, void *ctx), void *ctx)
+/* Gather every pending timer of one wheel on one list, start the wheel
+ * afresh at new_now, and queue each again at its mapped expiry.  The
+ * timers stay pending throughout; one whose new expiry is at or before
+ * new_now fires on the next run.  Not from a callback: the run in progress
+ * counts jiffies at the old rate. */
+static void wheel_remap(struct timer_base *w, uint32_t new_now,
+                        uint32_t (*map)(uint32_t expires, void *ctx), void *ctx)
 {
-	unsigned long flags = arch_irq_save();
-	if (wheel.in_run)
+	if (w->in_run && w == this_base()) {
+		spin_unlock(&w->lock);          /* (a test catches the panic) */
 		panic("timer_wheel_remap: called from a timer callback");
-	struct timer *all = NULL;
+	}
+	/* Another CPU may be running its due timers (its lock dropped for a
+	 * callback): those wait on its running list, which stays as it is. */
+	struct timer *all = NULL, *running = w->running;
 	for (unsigned b = 0; b < WHEEL_BUCKETS; b++) {
-		struct timer *list = wheel.bucket[b];
+		struct timer *list = w->bucket[b];
 		while (list) {
 			struct timer *t = list;
 			list = t->next;
@@ -563,14 +653,24 @@ void timer_wheel_remap(uint32_t new_now, uint32_t (*map)(uint32_t expires, void 
 			all = t;
 		}
 	}
-	unsigned count = wheel.count;
-	wheel_reset(new_now);
+	unsigned count = w->count;
+	wheel_reset(w, new_now);
+	w->running = running;
 	while (all) {
 		struct timer *t = all;
 		all = t->next;
 		t->expires = map(t->expires, ctx);
-		wheel_place(t);
+		wheel_place(w, t);
 	}
-	wheel.count = count;
-	arch_irq_restore(flags);
+	w->count = count;
+}
+
+void timer_wheel_remap(uint32_t new_now, uint32_t (*map)(uint32_t expires, void *ctx), void *ctx)
+{
+	for (unsigned cpu = 0; cpu < arch_nr_cpus(); cpu++) {
+		struct timer_base *w = arch_timer_base(cpu);
+		unsigned long flags = spin_lock_irqsave(&w->lock);
+		wheel_remap(w, new_now, map, ctx);
+		spin_unlock_irqrestore(&w->lock, flags);
+	}
 }

@@ -7,6 +7,11 @@
  *     (a named timer or hrtimer, or a limit: device maximum, clocksource wrap);
  *   - the tick device fired while ticking: "tick";
  *   - otherwise: the interrupt line that arrived first.
+ *
+ * Causes are charged for the boot CPU only: the `idle` and `wakeups`
+ * commands run there, and these counters are its own (no lock).  The other
+ * CPUs count their wakeups in their struct cpu (`cpus`), and their tick
+ * events go to the trace with their CPU number.
  */
 #include "kstring.h"
 #include "time/arch.h"
@@ -47,6 +52,8 @@ void wakeups_reset(uint64_t now)
 
 void wakeups_idle_enter(uint64_t now)
 {
+	if (arch_this_cpu_id() != 0)
+		return;
 	cur.active = true;
 	cur.enter_ns = now;
 	cur.tick_fired = cur.have_irq = cur.skipping = false;
@@ -55,6 +62,8 @@ void wakeups_idle_enter(uint64_t now)
 
 void wakeups_note_irq(unsigned vector)
 {
+	if (arch_this_cpu_id() != 0)
+		return;
 	if (cur.active && !cur.have_irq) {
 		cur.have_irq = true;
 		cur.first_vector = vector;
@@ -63,12 +72,16 @@ void wakeups_note_irq(unsigned vector)
 
 void wakeups_note_tick_event(void)
 {
+	if (arch_this_cpu_id() != 0)
+		return;
 	if (cur.active)
 		cur.tick_fired = true;
 }
 
 void wakeups_note_skip(enum tick_limit limit, const char *name, uint64_t len_ns)
 {
+	if (arch_this_cpu_id() != 0)
+		return;
 	(void)len_ns;
 	cur.skipping = true;
 	cur.limit = limit;
@@ -107,6 +120,8 @@ static enum wakeup_kind kind_of_limit(enum tick_limit l)
 
 void wakeups_idle_exit(uint64_t now)
 {
+	if (arch_this_cpu_id() != 0)
+		return;
 	struct wakeup_stats *s = &wakeup_stats;
 	if (!cur.active)
 		return;

@@ -428,7 +428,7 @@ def test_busy_keeps_the_tick(boot, append):
     out = vm.cmd("trace 1")
     # Idle again: with nothing armed, one timer interrupt in the second,
     # the one that ends the trace, and in dyntick the tick just after it.
-    assert len(re.findall(r"^\d+,timer_irq,", out, re.M)) <= 2, out
+    assert len(re.findall(r"^\d+,0,timer_irq,", out, re.M)) <= 2, out
 
 
 def test_latency_tickless_beats_periodic(boot):
@@ -457,13 +457,34 @@ def test_latency_tickless_beats_periodic(boot):
 def test_trace_csv_counts_ticks(boot):
     vm = boot(append="tick=periodic", icount=4)
     out = vm.cmd("trace 2", timeout=20)
-    assert "t_ns,event,cause,skip_ticks,sleep_ns,name" in out
-    irqs = re.findall(r"^(\d+),timer_irq,", out, re.M)
+    assert re.search(r"^# trace: mode=periodic .* cpus=1 ", out, re.M), out[:300]
+    assert "t_ns,cpu,event,cause,skip_ticks,sleep_ns,name" in out
+    irqs = re.findall(r"^(\d+),0,timer_irq,", out, re.M)
     # 2 s at 250 Hz of virtual time: 500 ticks, or 501 with one at each
     # end (501 seen); on virtual time no host stall drops one.
     assert 500 <= len(irqs) <= 501, len(irqs)
     ts = [int(t) for t in re.findall(r"^(\d+),", out, re.M)]
     assert ts == sorted(ts)
+
+
+def test_trace_marks_each_event_with_its_cpu(boot):
+    # Four CPUs ticking periodically: the boot CPU's tick is in the trace
+    # as CPU 0, HZ times a second; every event names a CPU that exists, and
+    # the header says how many there are, so a plot can draw a lane for
+    # each, even one that added nothing.
+    vm = boot(append="tick=periodic", icount=4, extra=["-smp", "4"])
+    out = vm.cmd("trace 1", timeout=20).replace("\r", "")
+    assert re.search(r"^# trace: mode=periodic .* cpus=4 events=\d+ dropped=0$", out, re.M), out[:300]
+    rows = re.findall(r"^(\d+),(\d+),(timer_irq|idle_enter|idle_exit),", out, re.M)
+    assert rows, out[:500]
+    assert {int(c) for _, c, _ in rows} <= {0, 1, 2, 3}, out[:500]
+    boot_ticks = [t for t, c, kind in rows if c == "0" and kind == "timer_irq"]
+    assert 250 <= len(boot_ticks) <= 251, len(boot_ticks)
+    # Each CPU's own events come in time order (the CPUs' interleaving
+    # follows the buffer's lock, not the clock).
+    for cpu in {c for _, c, _ in rows}:
+        ts = [int(t) for t, c, _ in rows if c == cpu]
+        assert ts == sorted(ts), cpu
 
 
 @pytest.mark.parametrize("cmd", ["idle 0", "idle 3601", "idle x", "latency 0 1000",

@@ -16,11 +16,11 @@ from conftest import ROOT
 sys.path.insert(0, os.path.join(ROOT, "bench"))
 import guest  # noqa: E402  (bench/guest.py: the benchmark's parsers)
 
-TRACE_HEAD = re.compile(r"^# trace: mode=(\S+) device=\S+ hz=(\d+) events=(\d+) dropped=(\d+)$",
+TRACE_HEAD = re.compile(r"^# trace: mode=(\S+) device=\S+ hz=(\d+) cpus=\d+ events=(\d+) dropped=(\d+)$",
                         re.M)
 TRACE_FULL = re.compile(r"^# trace: buffer full after (\d+\.\d{3}) s of (\d+) s; "
                         r"(\d+) events dropped$", re.M)
-CSV_ROW = re.compile(r"^(\d+),(timer_irq|idle_enter|idle_exit),", re.M)
+CSV_ROW = re.compile(r"^(\d+),\d+,(timer_irq|idle_enter|idle_exit),", re.M)
 
 
 def cmd(vm, line, timeout=10):
@@ -45,7 +45,7 @@ def test_trace_that_overflows_says_when_and_how_much(boot):
     assert asked == 4 and dropped_said == dropped > 0
     # Said before the CSV, where a reader (and bench/plots.py, which skips
     # '#' lines) meets it first.
-    assert out.index("buffer full") < out.index("t_ns,event,")
+    assert out.index("buffer full") < out.index("t_ns,cpu,event,")
     rows = [int(t) for t, _ in CSV_ROW.findall(out)]
     assert len(rows) == events
     # 8192 events at 3000 a second: full after 2.7307 s (2.730 seen), give

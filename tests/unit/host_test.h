@@ -14,6 +14,11 @@ extern jmp_buf *host_panic_catch;       /* set: panic() longjmps here */
 extern char host_last_panic[256];       /* the last panic message */
 extern char host_last_kprintf[256];     /* the last line kprintf formatted */
 extern char host_kprintf_log[8192];     /* all of it, until emptied */
+#define HOST_MAX_CPUS 8
+extern unsigned host_nr_cpus;           /* the fake CPUs online (1 unless a test says) */
+extern _Thread_local unsigned host_cpu_id;      /* which one this thread plays */
+extern unsigned host_kicks[HOST_MAX_CPUS];      /* arch_kick_cpu calls per CPU */
+extern void (*host_kick_hook)(unsigned cpu);    /* and a test's own action on one */
 
 /* Run `call`, which must panic with a message starting with `prefix` (the
  * core's "function: what" form, e.g. "timer_add: t0 is").  The panic

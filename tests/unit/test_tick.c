@@ -25,6 +25,7 @@
 #include "time/trace.h"
 #include "time/wakeups.h"
 #include "arch/irq.h"
+#include "host_test.h"
 
 extern _Thread_local bool host_irqs_disabled;
 
@@ -306,10 +307,6 @@ static void nop_timer(struct timer *t) { (void)t; }
 static enum hrtimer_restart nop_hrtimer(struct hrtimer *h) { (void)h; return HRTIMER_NORESTART; }
 
 /* The other CPUs, as kernel/arch/smp.c would answer for them. */
-static bool other_is_busy;
-static unsigned restarts;
-static bool other_busy(void) { return other_is_busy; }
-static void note_restart(void) { restarts++; }
 
 /* Let every probe go. */
 static void release_probes(void)
@@ -378,19 +375,45 @@ static void test_dyntick_skip_rules(void **state)
 
 	/* SMP (the 2005 patch's rule): while another CPU is busy, no tick is
 	 * skipped, however far the timer; once all are idle the skip is
-	 * back, and the CPU that wakes from it first restores every CPU's. */
-	static const struct tick_smp_hooks busy_other = {
-		.others_busy = other_busy, .restarted = note_restart };
-	tick_set_smp_hooks(&busy_other);
-	other_is_busy = true;
+	 * back, and the CPU that wakes from it first wakes every CPU whose
+	 * tick is stopped.  CPU 1 is a second fake CPU, its tick state set
+	 * by hand. */
+	release_probes();
+	assert_int_equal(timer_count(), 0);
+	host_nr_cpus = 2;
+	timer_wheel_init(jiffies);              /* CPU 1's wheel too */
+	struct tick_cpu *other = arch_tick_of(1);
+	*other = (struct tick_cpu){ .dev = &dev_long, .mode = TICK_MODE_DYNTICK,
+	                            .hz = this_tick()->hz, .period_ns = this_tick()->period_ns };
+	other->idle = false;                    /* busy */
 	s = idle_with_timer_ahead(1000);
 	assert_false(s->stopped);
-	other_is_busy = false;
-	restarts = 0;
+	other->idle = other->stopped = true;    /* asleep, its tick stopped */
+	host_kicks[1] = 0;
 	s = idle_with_timer_ahead(1000);
 	assert_true(s->stopped);
-	assert_int_equal(restarts, 1);          /* the wake-up in idle_with_timer_ahead */
-	tick_set_smp_hooks(NULL);
+	assert_int_equal(host_kicks[1], 1);     /* the wake-up in idle_with_timer_ahead */
+	/* dyntick skips to the next event of any CPU: CPU 1's timer, 10
+	 * jiffies on, ends CPU 0's skip (arming it wakes the idle CPU 1). */
+	static struct timer on1;
+	timer_init(&on1, nop_timer, "on cpu 1");
+	host_kicks[1] = 0;
+	timer_mod_on(&on1, jiffies + 10, 1);
+	assert_int_equal(host_kicks[1], 1);
+	assert_int_equal(timer_count(), 0);
+	assert_int_equal(timer_count_on(1), 1);
+	s = idle_with_timer_ahead(1000);
+	assert_true(s->stopped);
+	assert_string_equal(s->skip_timer, "on cpu 1");
+	assert_true(s->skip >= 9 && s->skip <= 10);
+	/* Tickless is per CPU: CPU 1's timer is CPU 1's business. */
+	assert_int_equal(tick_set_mode(TICK_MODE_TICKLESS), 0);
+	s = idle_with_timer_ahead(1000);
+	assert_string_equal(s->skip_timer, "lone");
+	assert_int_equal(tick_set_mode(TICK_MODE_DYNTICK), 0);
+	assert_int_equal(timer_del(&on1), 1);
+	*other = (struct tick_cpu){ 0 };
+	host_nr_cpus = 1;
 	check_jiffies_exact();
 }
 
@@ -619,23 +642,44 @@ static struct clock_event_device dev_ap = {
 
 struct ap_args { enum tick_mode mode; unsigned hz; struct tick_cpu seen; };
 
-/* A host thread is a CPU with its own tick_cpu (tests/unit/host_arch.c). */
+/* A host thread plays CPU 1 (tests/unit/host_arch.c): it starts its tick,
+ * and reports it, then what idling did to it. */
+struct ap_run { enum tick_mode mode; unsigned hz, dev_hz; struct tick_cpu seen, idled; };
+
 static void *ap_thread(void *p)
 {
-	struct ap_args *a = p;
+	struct ap_run *a = p;
+	host_cpu_id = 1;
 	host_irqs_disabled = false;
 	tick_secondary_start(&dev_ap, a->mode, a->hz);
 	a->seen = *this_tick();
+	a->dev_hz = ap_hz;                      /* what its device was asked */
+	host_irqs_disabled = true;
+	tick_irq_exit();                        /* the end of its first tick: timers run */
+	tick_idle_enter();
+	a->idled = *this_tick();
+	tick_idle_exit();
+	host_irqs_disabled = false;
 	return NULL;
 }
 
-static struct tick_cpu run_on_ap(enum tick_mode mode, unsigned hz)
+static struct ap_run run_on_ap(enum tick_mode mode, unsigned hz)
 {
-	struct ap_args a = { mode, hz, { 0 } };
+	struct ap_run a = { .mode = mode, .hz = hz };
 	pthread_t t;
+	/* Like the kernel's AP device, a copy of a registered one's scaling
+	 * (the same rate: 1 GHz). */
+	dev_ap.mult = dev_long.mult;
+	dev_ap.shift = dev_long.shift;
+	dev_ap.min_delta_ns = dev_long.min_delta_ns;
+	dev_ap.max_delta_ns = dev_long.max_delta_ns;
+	host_nr_cpus = 2;
 	assert_int_equal(pthread_create(&t, NULL, ap_thread, &a), 0);
 	pthread_join(t, NULL);
-	return a.seen;
+	clockevents_shutdown(&dev_ap);
+	*arch_tick_of(1) = (struct tick_cpu){ 0 };
+	host_nr_cpus = 1;
+	return a;
 }
 
 static void test_other_cpus_follow_the_tick(void **state)
@@ -659,20 +703,22 @@ static void test_other_cpus_follow_the_tick(void **state)
 
 	/* An AP in periodic (and dyntick) mode ticks at the rate given, on
 	 * its own device and tick_cpu; the boot CPU's is untouched. */
-	struct tick_cpu ap = run_on_ap(TICK_MODE_PERIODIC, 100);
-	assert_true(ap.secondary && !ap.stopped);
-	assert_ptr_equal(ap.dev, &dev_ap);
-	assert_int_equal(ap.hz, 100);
-	assert_int_equal(ap_hz, 100);
+	struct ap_run ap = run_on_ap(TICK_MODE_PERIODIC, 100);
+	assert_ptr_equal(ap.seen.dev, &dev_ap);
+	assert_false(ap.seen.stopped);
+	assert_int_equal(ap.seen.hz, 100);
+	assert_int_equal(ap.dev_hz, 100);
+	assert_false(ap.idled.stopped);         /* periodic: idle or not */
+	/* dyntick: with CPU 0 busy (it is not in its idle loop), no skip. */
 	ap = run_on_ap(TICK_MODE_DYNTICK, 250);
-	assert_true(!ap.stopped && ap_hz == 250);
-	/* Tickless: nothing is due on an AP, so its device is stopped. */
-	unsigned shut = ap_shutdowns;
+	assert_true(!ap.seen.stopped && ap.dev_hz == 250);
+	assert_false(ap.idled.stopped);
+	/* Tickless: the AP ticks while busy, and stops once idle with nothing
+	 * due, whatever CPU 0 does. */
 	ap = run_on_ap(TICK_MODE_TICKLESS, 250);
-	assert_true(ap.stopped);
-	assert_int_equal(ap_hz, 0);
-	assert_true(ap_shutdowns > shut);
-	assert_false(this_tick()->secondary);
+	assert_false(ap.seen.stopped);
+	assert_true(ap.idled.stopped);
+	assert_int_equal(ap.idled.skip_limit, TICK_LIMIT_DEVICE);
 	assert_ptr_equal(this_tick()->dev, boot.dev);
 	assert_int_equal(this_tick()->mode, boot.mode);
 }
