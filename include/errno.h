@@ -5,6 +5,7 @@
 #define LULL_ERRNO_H
 
 #define EINTR    4      /* interrupted (Ctrl-C) */
+#define EIO      5      /* a check of what happened failed */
 #define EAGAIN  11      /* try again */
 #define EBUSY   16      /* in use */
 #define ENODEV  19      /* device absent */

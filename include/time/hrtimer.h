@@ -66,7 +66,9 @@ struct hrtimer_base {
  * that slot holding t), never by trusting t.  Panics if t is queued or its
  * callback is running. */
 void hrtimer_init(struct hrtimer *t, enum hrtimer_restart (*fn)(struct hrtimer *), const char *name);
-/* Queue (or re-queue) t at expires_ns.  -ENOSPC if the heap is full. */
+/* Queue (or re-queue) t at expires_ns.  1 if it was queued before (the
+ * old deadline is gone, as Linux 2.6's hrtimer_start said), 0 if not,
+ * -ENOSPC if the heap is full (t stays as it was). */
 int hrtimer_start(struct hrtimer *t, uint64_t expires_ns);
 /* Dequeue.  Returns 1 if it was queued. */
 int hrtimer_cancel(struct hrtimer *t);
@@ -105,7 +107,7 @@ void hrtimer_bases_init(void);
 /* Which CPU.  hrtimer_init puts a timer on the heap of the CPU that calls
  * it; hrtimer_start and hrtimer_cancel act on the heap it is on, and a
  * timer fires on that CPU; hrtimer_start_on moves it to CPU `cpu`'s heap
- * (panics if that CPU is not online; -ENOSPC leaves it where it was).
+ * (panics if that CPU is not online; returns as hrtimer_start).
  * When that makes another CPU's earliest deadline earlier,
  * hrtimer_armed_remote(cpu) is called afterwards (the tick sets it: that
  * CPU may be asleep, its device programmed for later). */

@@ -203,7 +203,7 @@ int cmd_latency(int argc, char **argv)
 	lat.want = count;
 	lat.period_ns = (uint64_t)period_us * NSEC_PER_USEC;
 	hrtimer_init(&lat.timer, latency_tick, "latency");
-	if (hrtimer_start(&lat.timer, ktime_get_ns() + lat.period_ns) != 0) {
+	if (hrtimer_start(&lat.timer, ktime_get_ns() + lat.period_ns) < 0) {
 		kprintf("error: no free hrtimer slot\n");
 		return -ENOSPC;
 	}

@@ -147,10 +147,15 @@ int cmd_timers(int argc, char **argv)
 	if (argc != 1)
 		return SHELL_USAGE;
 	uint64_t now = ktime_get_ns();
-	kprintf("%u wheel timers, %u hrtimers pending (jiffies %u)\n", timer_count(),
-	        hrtimer_count(), jiffies);
-	timer_for_each(show_timer, NULL);
-	hrtimer_for_each(show_hrtimer, &now);
+	/* Each CPU's own wheel and heap: a timer fires on the CPU it is on. */
+	for (unsigned cpu = 0; cpu < cpus_online; cpu++) {
+		if (cpus_online > 1)
+			kprintf("cpu %u: ", cpu);
+		kprintf("%u wheel timers, %u hrtimers pending (jiffies %u)\n", timer_count_on(cpu),
+		        hrtimer_count_on(cpu), jiffies);
+		timer_for_each_on(cpu, show_timer, NULL);
+		hrtimer_for_each_on(cpu, show_hrtimer, &now);
+	}
 	return 0;
 }
 
@@ -185,7 +190,7 @@ int sleep_ns(uint64_t ns)
 	if (ns == 0)
 		return 0;
 	int rc = hrtimer_start(&s.timer, ktime_get_ns() + ns);
-	if (rc)
+	if (rc < 0)
 		return rc;
 	wait_event(s.done || console_interrupted());
 	/* On every way out, Ctrl-C included: the heap must not keep a

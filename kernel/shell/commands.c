@@ -1,7 +1,7 @@
 /* kernel/shell/commands.c — the shell's command table, and the commands that
  * belong to no subsystem (help, version, cmdline, mem, reboot, poweroff,
  * fault).  The others live next door (cmd_platform.c: acpi, date;
- * cmd_time.c, cmd_dyntick.c: time); they are listed here so that this one
+ * cmd_time.c, cmd_dyntick.c: time; cmd_smp.c: timers across CPUs); they are listed here so that this one
  * table is the whole shell.
  */
 #include "shell/shell.h"
@@ -34,13 +34,15 @@ const struct shell_command shell_commands[] = {
 	{ "uptime",   "",             "time since boot (clocksource), jiffies, HZ", cmd_uptime },
 	{ "clocksource", "[NAME]",    "list counters (* = in use), or switch to NAME", cmd_clocksource },
 	{ "clockevent", "[NAME]",     "list timer interrupt devices (* = tick), or switch the tick to NAME", cmd_clockevent },
-	{ "timers",   "",             "pending wheel timers and hrtimers", cmd_timers },
+	{ "timers",   "",             "pending wheel timers and hrtimers, per CPU", cmd_timers },
 	{ "cpus",     "",             "one line per CPU: APIC ID, idle or busy, its tick, wakeups since reset", cmd_cpus },
 	{ "irqs",     "",             "interrupt counts per line, like /proc/interrupts", cmd_irqs },
 	{ "sleep",    "MS",           "sleep MS milliseconds (0..86400000) on a timer; Ctrl-C stops", cmd_sleep },
 	{ "hz",       "[100|250|1000]", "show the tick rate, or change it at runtime", cmd_hz },
 	{ "tick",     "[periodic|dyntick|tickless]", "show or switch the tick mode", cmd_tick },
 	{ "busy",     "SECONDS [CPU]", "spin for 1..3600 s with the tick running (Ctrl-C stops); on another CPU, in the background", cmd_busy },
+	{ "timeron",  "CPU MS",       "arm an hrtimer and a wheel timer for CPU MS ms (1..60000) ahead; where and when they ran", cmd_timeron },
+	{ "stress",   "SECONDS",      "every CPU arms and cancels shared timers for 1..60 s; check none lost, doubled, early", cmd_stress },
 	{ "dyntick",  "[on|off]",     "the 2005 patch's status lines and skip counters; on = dyntick, off = periodic", cmd_dyntick },
 	{ "wakeups",  "[reset]",      "why the CPU woke, per cause, since the last reset (like powertop)", cmd_wakeups },
 	{ "idle",     "SECONDS",      "idle 1..3600 s, then one line: wakeups, sleep lengths, % halted", cmd_idle },

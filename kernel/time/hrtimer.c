@@ -208,8 +208,10 @@ int hrtimer_start_on(struct hrtimer *t, uint64_t expires_ns, unsigned cpu)
 			break;
 		spin_unlock_two(&from->lock, &to->lock);
 	}
-	bool sooner;
+	bool sooner, was = t->heap_index >= 0;
 	int ret = hrtimer_move(from, to, t, expires_ns, &sooner);
+	if (ret == 0)
+		ret = was;
 	/* Tell the tick layer only when the device must fire sooner than it
 	 * was told; a later first deadline costs one early, empty interrupt. */
 	bool here = cpu == arch_this_cpu_id();
@@ -231,8 +233,10 @@ int hrtimer_start(struct hrtimer *t, uint64_t expires_ns)
 		panic("hrtimer_start: %s has no function", t->name ? t->name : "?");
 	unsigned long flags;
 	struct hrtimer_base *b = lock_hrtimer_base(t, &flags);
-	bool sooner;
+	bool sooner, was = t->heap_index >= 0;
 	int ret = hrtimer_move(b, b, t, expires_ns, &sooner);
+	if (ret == 0)
+		ret = was;
 	bool here = b->cpu == arch_this_cpu_id();
 	uint64_t first = sooner ? b->heap[0]->expires_ns : 0;
 	spin_unlock(&b->lock);

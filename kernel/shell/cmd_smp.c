@@ -1,0 +1,312 @@
+/* kernel/shell/cmd_smp.c — timers across CPUs: `timeron` arms a timer for
+ * another CPU and says where and when it fired; `stress` arms and cancels
+ * timers from every CPU at once and checks that none was lost, doubled,
+ * early or run on the wrong CPU (docs/smp.md).
+ */
+#include "arch/smp.h"
+#include "console.h"
+#include "errno.h"
+#include "idle.h"
+#include "kprintf.h"
+#include "panic.h"
+#include "shell/args.h"
+#include "shell/commands.h"
+#include "shell/shell.h"
+#include "spinlock.h"
+#include "time/hrtimer.h"
+#include "time/jiffies.h"
+#include "time/tick.h"
+#include "time/timekeeping.h"
+#include "time/timer.h"
+
+#define TIMERON_MAX_MS  60000
+#define STRESS_MAX_S    60
+#define STRESS_TIMERS   32      /* of each kind, shared by every CPU */
+#define STRESS_MAX_MS   20      /* how far ahead a stress timer is armed */
+#define STRESS_DRAIN_MS 500     /* after the last arm, all must have fired by then */
+#define STRESS_DRAIN_STEP_MS 10 /* looked at this often (timers on other CPUs
+                                   fire there, and wake no one here) */
+
+/* ---------------------------------------------------------- timeron */
+
+struct probe_hr {
+	struct hrtimer t;
+	volatile bool fired;
+	volatile unsigned cpu;
+	volatile uint64_t at_ns;
+};
+
+struct probe_wheel {
+	struct timer t;
+	volatile bool fired;
+	volatile unsigned cpu;
+	volatile uint32_t at_jiffy;
+	volatile uint64_t at_ns;
+};
+
+static enum hrtimer_restart probe_hr_fn(struct hrtimer *t)
+{
+	struct probe_hr *p = container_of(t, struct probe_hr, t);
+	p->at_ns = ktime_get_ns();
+	p->cpu = this_cpu()->index;
+	__atomic_store_n(&p->fired, true, __ATOMIC_RELEASE);
+	return HRTIMER_NORESTART;
+}
+
+static void probe_wheel_fn(struct timer *t)
+{
+	struct probe_wheel *p = container_of(t, struct probe_wheel, t);
+	p->at_ns = ktime_get_ns();
+	p->at_jiffy = jiffies;
+	p->cpu = this_cpu()->index;
+	__atomic_store_n(&p->fired, true, __ATOMIC_RELEASE);
+}
+
+/* timeron CPU MS: an hrtimer and a wheel timer armed from this CPU for CPU
+ * `cpu`, MS ms ahead.  Where each ran and how late. */
+int cmd_timeron(int argc, char **argv)
+{
+	uint32_t cpu, ms;
+	if (argc != 3 || parse_u32(argv[1], 0, NR_CPUS - 1, &cpu) != 0 ||
+	    parse_u32(argv[2], 1, TIMERON_MAX_MS, &ms) != 0)
+		return SHELL_USAGE;
+	if (cpu >= cpus_online) {
+		kprintf("error: no CPU %u (%u online; see cpus)\n", cpu, cpus_online);
+		return -EINVAL;
+	}
+	static struct probe_hr hr;
+	static struct probe_wheel wh;
+	hrtimer_init(&hr.t, probe_hr_fn, "timeron");
+	timer_init(&wh.t, probe_wheel_fn, "timeron");
+	hr.fired = wh.fired = false;
+	uint64_t start = ktime_get_ns(), due = start + (uint64_t)ms * NSEC_PER_MSEC;
+	uint32_t expires = jiffies + ms_to_jiffies(ms);
+	if (hrtimer_start_on(&hr.t, due, cpu) < 0) {
+		kprintf("error: CPU %u has no free hrtimer slot\n", cpu);
+		return -ENOSPC;
+	}
+	timer_mod_on(&wh.t, expires, cpu);
+	wait_event((__atomic_load_n(&hr.fired, __ATOMIC_ACQUIRE) &&
+	            __atomic_load_n(&wh.fired, __ATOMIC_ACQUIRE)) || console_interrupted());
+	if (!hr.fired || !wh.fired) {
+		hrtimer_cancel(&hr.t);
+		timer_del(&wh.t);
+		return -EINTR;
+	}
+	char late[FMT_FIXED_SIZE];
+	if (hr.at_ns < due || time_before(wh.at_jiffy, expires)) {
+		kprintf("error: a timer ran early (hrtimer %llu ns before its deadline; "
+		        "wheel timer at jiffy %u, due at %u)\n",
+		        (unsigned long long)(hr.at_ns < due ? due - hr.at_ns : 0), wh.at_jiffy, expires);
+		return -EIO;
+	}
+	kprintf("hrtimer: ran on CPU %u, %s us after its deadline\n", hr.cpu,
+	        fmt_fixed(late, sizeof(late), (hr.at_ns - due) / 10, 2));
+	kprintf("wheel timer: ran on CPU %u at jiffy %u (due at %u), %s ms after it was armed\n",
+	        wh.cpu, wh.at_jiffy, expires,
+	        fmt_fixed(late, sizeof(late), (wh.at_ns - start) / 10000, 2));
+	return 0;
+}
+
+/* ---------------------------------------------------------- stress */
+
+/* One stress timer: its arming is described under `lock`, which the CPU
+ * arming or cancelling it holds across the call, and its callback holds
+ * while it checks the arming it fired for.  `armed` stays set from an arm
+ * until that arming is cancelled or its callback has checked it, so a
+ * timer whose callback is on its way (taken off its queue, not yet
+ * checked) is left alone: the description it will check stays its own.
+ * One race is left: a timer seen queued, taken off its queue by its CPU
+ * just before the arm locked it, is armed afresh while the old arming's
+ * callback is on its way; if the new arming is also taken off before that
+ * callback checks, the two callbacks cannot tell whose description is
+ * there, so `unsure` makes the next two go unchecked (counted). */
+struct stress_timer {
+	spinlock_t lock;
+	bool hr;
+	bool armed;
+	unsigned unsure;
+	struct timer wheel;
+	struct hrtimer hrt;
+	unsigned cpu;                   /* the CPU it was last armed for */
+	uint32_t expires;               /* wheel: the jiffy */
+	uint64_t expires_ns;            /* hrtimer: the deadline */
+};
+
+static struct {
+	struct stress_timer t[2 * STRESS_TIMERS];
+	uint64_t end_ns;
+	/* Counted with atomic adds (32-bit: the i386 has no 64-bit atomic
+	 * add without a library; 60 s on 8 CPUs stays far below 2^32).
+	 * Every arming ends exactly one way. */
+	volatile uint32_t arms, fired, cancelled, replaced;
+	volatile uint32_t early, wrong_cpu, unchecked;
+	volatile unsigned running;      /* CPUs still arming */
+} stress;
+
+static bool stress_queued(const struct stress_timer *s)
+{
+	return s->hr ? hrtimer_is_queued(&s->hrt) : timer_pending(&s->wheel);
+}
+
+static void stress_fired(struct stress_timer *s)
+{
+	unsigned long f = spin_lock_irqsave(&s->lock);
+	if (stress_queued(s) || s->unsure) {
+		/* Armed again after it left its queue (above): the arming it
+		 * fired for may no longer be the one described: no check. */
+		__atomic_add_fetch(&stress.unchecked, 1, __ATOMIC_RELAXED);
+		if (s->unsure)
+			s->unsure--;
+		if (!stress_queued(s))
+			s->armed = false;
+	} else {
+		if (this_cpu()->index != s->cpu)
+			__atomic_add_fetch(&stress.wrong_cpu, 1, __ATOMIC_RELAXED);
+		bool early = s->hr ? ktime_get_ns() < s->expires_ns : time_before(jiffies, s->expires);
+		if (early)
+			__atomic_add_fetch(&stress.early, 1, __ATOMIC_RELAXED);
+		s->armed = false;
+	}
+	__atomic_add_fetch(&stress.fired, 1, __ATOMIC_RELAXED);
+	spin_unlock_irqrestore(&s->lock, f);
+}
+
+static void stress_wheel_fn(struct timer *t)
+{
+	stress_fired(container_of(t, struct stress_timer, wheel));
+}
+
+static enum hrtimer_restart stress_hr_fn(struct hrtimer *t)
+{
+	stress_fired(container_of(t, struct stress_timer, hrt));
+	return HRTIMER_NORESTART;
+}
+
+/* xorshift32: a cheap, per-CPU random sequence (Marsaglia 2003). */
+static uint32_t next_random(uint32_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 17;
+	*x ^= *x << 5;
+	return *x;
+}
+
+/* One random operation on one random timer: arm it (or move it) for a
+ * random CPU, or cancel it. */
+static void stress_step(uint32_t *rnd)
+{
+	struct stress_timer *s = &stress.t[next_random(rnd) % ARRAY_SIZE(stress.t)];
+	uint32_t r = next_random(rnd);
+	unsigned long f = spin_lock_irqsave(&s->lock);
+	if (s->armed && !stress_queued(s)) {
+		/* Its callback is on its way: leave it be. */
+	} else if (r % 4 == 0) {
+		int was = s->hr ? hrtimer_cancel(&s->hrt) : timer_del(&s->wheel);
+		if (was) {
+			__atomic_add_fetch(&stress.cancelled, 1, __ATOMIC_RELAXED);
+			s->armed = false;
+		}
+	} else {
+		bool seen = stress_queued(s);
+		unsigned cpu = (r >> 8) % cpus_online;
+		uint32_t ms = 1 + (r >> 16) % STRESS_MAX_MS;
+		int was;
+		s->cpu = cpu;
+		if (s->hr) {
+			s->expires_ns = ktime_get_ns() + (uint64_t)ms * NSEC_PER_MSEC;
+			was = hrtimer_start_on(&s->hrt, s->expires_ns, cpu);
+			if (was < 0)
+				panic("stress: no hrtimer slot on CPU %u", cpu);
+		} else {
+			s->expires = jiffies + ms_to_jiffies(ms);
+			was = timer_mod_on(&s->wheel, s->expires, cpu);
+		}
+		s->armed = true;
+		if (seen && !was)
+			s->unsure = 2;  /* taken off its queue in between */
+		__atomic_add_fetch(&stress.arms, 1, __ATOMIC_RELAXED);
+		if (was)
+			__atomic_add_fetch(&stress.replaced, 1, __ATOMIC_RELAXED);
+	}
+	spin_unlock_irqrestore(&s->lock, f);
+}
+
+static void stress_worker(void *arg)
+{
+	uint32_t rnd = 0x9E3779B9u ^ ((uint32_t)(uintptr_t)arg * 2654435761u) ^
+	               (uint32_t)ktime_get_ns();
+	if (!rnd)
+		rnd = 1;
+	while (ktime_get_ns() < stress.end_ns)
+		stress_step(&rnd);
+	/* The boot CPU may be asleep waiting for the last one: wake it. */
+	if (__atomic_sub_fetch(&stress.running, 1, __ATOMIC_RELEASE) == 0 && arg)
+		smp_kick(0);
+}
+
+static unsigned stress_pending(void)
+{
+	unsigned n = 0;
+	for (unsigned i = 0; i < ARRAY_SIZE(stress.t); i++)
+		n += stress_queued(&stress.t[i]);
+	return n;
+}
+
+/* stress SECONDS: every CPU arms and cancels the same timers at once. */
+int cmd_stress(int argc, char **argv)
+{
+	uint32_t s;
+	if (argc != 2 || parse_u32(argv[1], 1, STRESS_MAX_S, &s) != 0)
+		return SHELL_USAGE;
+	for (unsigned i = 1; i < cpus_online; i++)
+		if (cpus[i].call_fn) {
+			kprintf("error: CPU %u is busy already\n", i);
+			return -EBUSY;
+		}
+	for (unsigned i = 0; i < ARRAY_SIZE(stress.t); i++) {
+		struct stress_timer *st = &stress.t[i];
+		st->lock = (spinlock_t)SPINLOCK_INIT;
+		st->hr = i % 2;
+		st->armed = false;
+		st->unsure = 0;
+		if (st->hr)
+			hrtimer_init(&st->hrt, stress_hr_fn, "stress");
+		else
+			timer_init(&st->wheel, stress_wheel_fn, "stress");
+	}
+	stress.arms = stress.fired = stress.cancelled = stress.replaced = 0;
+	stress.early = stress.wrong_cpu = stress.unchecked = 0;
+	stress.end_ns = ktime_get_ns() + (uint64_t)s * NSEC_PER_SEC;
+	stress.running = cpus_online;
+	for (unsigned i = 1; i < cpus_online; i++)
+		if (smp_call(i, stress_worker, (void *)(uintptr_t)i) != 0)
+			__atomic_sub_fetch(&stress.running, 1, __ATOMIC_RELEASE);
+	stress_worker((void *)0);
+	wait_event(__atomic_load_n(&stress.running, __ATOMIC_ACQUIRE) == 0);
+	/* Let every timer still armed come due (each is at most
+	 * STRESS_MAX_MS ahead, plus a tick). */
+	for (unsigned ms = 0; ms < STRESS_DRAIN_MS && stress_pending(); ms += STRESS_DRAIN_STEP_MS)
+		sleep_ns(STRESS_DRAIN_STEP_MS * NSEC_PER_MSEC);
+	unsigned pending = stress_pending();
+	/* Every arming ends one way: it fired, a cancel disarmed it, a later
+	 * arm replaced it while pending, or it is still pending. */
+	uint32_t ended = stress.fired + stress.cancelled + stress.replaced + pending;
+	kprintf("stress: %u CPUs, %u arms, %u fired, %u cancelled, %u re-armed while pending, "
+	        "%u still pending; %u early, %u on the wrong CPU (%u not checked: re-armed as it fired)\n",
+	        cpus_online, stress.arms, stress.fired, stress.cancelled, stress.replaced, pending,
+	        stress.early, stress.wrong_cpu, stress.unchecked);
+	for (unsigned i = 0; i < ARRAY_SIZE(stress.t); i++) {
+		if (stress.t[i].hr)
+			hrtimer_cancel(&stress.t[i].hrt);
+		else
+			timer_del(&stress.t[i].wheel);
+	}
+	if (ended != stress.arms || pending || stress.early || stress.wrong_cpu) {
+		kprintf("error: stress: %d armings unaccounted for, %u pending after %u ms\n",
+		        (int)(stress.arms - ended), pending, STRESS_DRAIN_MS);
+		return -EIO;
+	}
+	kprintf("stress: ok\n");
+	return 0;
+}
