@@ -26,6 +26,7 @@
 #include "time/wakeups.h"
 #include "arch/irq.h"
 #include "host_test.h"
+#include "../../kernel/time/tick_internal.h"
 
 extern _Thread_local bool host_irqs_disabled;
 
@@ -723,6 +724,84 @@ static void test_other_cpus_follow_the_tick(void **state)
 	assert_int_equal(this_tick()->mode, boot.mode);
 }
 
+/* ------------------------------------------------ jiffies' one owner */
+
+/* Two fake CPUs in one thread (host_cpu_id says which runs), each with its
+ * own tick device, in random order over 20,000 steps: a CPU's tick fires,
+ * a CPU stops its tick to sleep (gives jiffies up if it owns them), or a
+ * CPU wakes from a stopped tick (catches jiffies up).  Jiffies must equal
+ * the whole periods elapsed whenever the owner ticked or a CPU caught
+ * them up, never move on a non-owner's tick, and exactly one CPU (or none,
+ * after the owner stopped) owns them; the next CPU to tick takes them. */
+static void test_jiffies_have_one_owner_over_handovers(void **state)
+{
+	(void)state;
+	rng_state = 0x5eed0001;
+	host_nr_cpus = 2;
+	dev_ap.mult = dev_long.mult;
+	dev_ap.shift = dev_long.shift;
+	dev_ap.min_delta_ns = dev_long.min_delta_ns;
+	dev_ap.max_delta_ns = dev_long.max_delta_ns;
+	host_cpu_id = 1;
+	tick_secondary_start(&dev_ap, this_tick()->mode, arch_tick_of(0)->hz);
+	host_cpu_id = 0;
+	check_jiffies_exact();
+	assert_int_equal(tick_jiffies_owner(), 0);
+	uint64_t period = this_tick()->period_ns;
+	unsigned handovers = 0, catchups = 0, owner_ticks = 0, other_ticks = 0;
+	for (unsigned step = 0; step < 20000; step++) {
+		fake_ns += rnd64() % (3 * period);
+		unsigned c = rnd32() % 2;
+		host_cpu_id = c;
+		host_irqs_disabled = true;
+		uint64_t before = jiffies_64;
+		int owner = tick_jiffies_owner();
+		switch (rnd32() % 3) {
+		case 0: {                                       /* c's tick */
+			struct clock_event_device *d = this_tick()->dev;
+			d->event_handler(d);
+			if (owner == (int)c || owner == TICK_OWNER_NONE) {
+				check_jiffies_exact();
+				assert_int_equal(tick_jiffies_owner(), (int)c);
+				handovers += owner == TICK_OWNER_NONE;
+				owner_ticks++;
+			} else {
+				assert_int_equal(jiffies_64, before);     /* counted once */
+				assert_int_equal(tick_jiffies_owner(), owner);
+				other_ticks++;
+			}
+			tick_irq_exit();
+			break;
+		}
+		case 1:                                         /* c stops its tick */
+			tick_release_jiffies();
+			assert_int_equal(tick_jiffies_owner(), owner == (int)c ? TICK_OWNER_NONE : owner);
+			break;
+		default:                                        /* c wakes: catch up */
+			tick_update_jiffies(this_tick(), fake_ns);
+			check_jiffies_exact();
+			catchups++;
+			break;
+		}
+		host_irqs_disabled = false;
+	}
+	/* It happened both ways, many times. */
+	assert_true(handovers > 1000 && catchups > 1000 && owner_ticks > 1000 && other_ticks > 1000);
+	/* Back to one CPU, the boot CPU owning jiffies. */
+	host_cpu_id = 1;
+	tick_release_jiffies();
+	host_cpu_id = 0;
+	host_irqs_disabled = true;
+	this_tick()->dev->event_handler(this_tick()->dev);
+	tick_irq_exit();
+	host_irqs_disabled = false;
+	assert_int_equal(tick_jiffies_owner(), 0);
+	clockevents_shutdown(&dev_ap);
+	*arch_tick_of(1) = (struct tick_cpu){ 0 };
+	host_nr_cpus = 1;
+	check_jiffies_exact();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -733,6 +812,7 @@ int main(void)
 		cmocka_unit_test(test_across_the_32bit_wrap),
 		cmocka_unit_test(test_trace_records_what_the_tick_did),
 		cmocka_unit_test(test_other_cpus_follow_the_tick),
+		cmocka_unit_test(test_jiffies_have_one_owner_over_handovers),
 	};
 	return cmocka_run_group_tests(tests, setup_machine, NULL);
 }
