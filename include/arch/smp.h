@@ -65,6 +65,10 @@ void smp_tick_changed(void);
  * is not online. */
 void smp_kick(unsigned index);
 
+/* kernel/arch/time.c: how arch_kick_cpu() sends its IPI (smp_init hands
+ * smp_kick over). */
+void arch_set_kick(void (*fn)(unsigned cpu));
+
 /* `wakeups reset`: count every CPU's wakeups from now. */
 void cpus_wakeups_reset(uint64_t now_ns);
 

@@ -101,7 +101,8 @@ int timer_mod(struct timer *t, uint32_t expires);
  * wake to look at its wheel again). */
 int timer_mod_on(struct timer *t, uint32_t expires, unsigned cpu);
 extern void (*timer_armed_remote)(unsigned cpu);
-/* Disarm.  Returns 1 if it was pending. */
+/* Disarm.  Returns 1 if it was pending.  An all-zero timer (a static one
+ * never through timer_init) is not pending: 0. */
 int timer_del(struct timer *t);
 static inline bool timer_pending(const struct timer *t) { return t->pprev != NULL; }
 

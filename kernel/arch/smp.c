@@ -289,6 +289,7 @@ void smp_init(void)
 	if (irq_request_vector(VEC_IPI_CALL, ipi_call_irq, NULL, "ipi-call", lapic_eoi))
 		panic("smp_init: the IPI vector is taken");
 	tick_set_smp_hooks(&smp_hooks);         /* the APs follow the boot CPU's tick */
+	arch_set_kick(smp_kick);                /* a timer armed for a sleeping CPU wakes it */
 	unsigned listed = MIN(acpi.cpu_count, (unsigned)ACPI_MAX_CPUS), next = 1;
 	for (unsigned i = 0; i < listed && next < NR_CPUS; i++) {
 		unsigned id = acpi.cpu_apic_id[i];

@@ -14,4 +14,14 @@ unsigned arch_nr_cpus(void) { return cpus_online; }
 struct tick_cpu *arch_tick_of(unsigned cpu) { return &cpus[cpu].tick; }
 struct timer_base *arch_timer_base(unsigned cpu) { return &cpus[cpu].timers; }
 struct hrtimer_base *arch_hrtimer_base(unsigned cpu) { return &cpus[cpu].hrtimers; }
-void arch_kick_cpu(unsigned cpu) { smp_kick(cpu); }
+
+/* The IPI that kicks another CPU is kernel/arch/smp.c's, handed over when
+ * the CPUs start (smp_init): a hook, not a call, as smp.c sits above the
+ * time core (it starts the APs' ticks).  With one CPU nobody is kicked. */
+static void (*kick_fn)(unsigned cpu);
+void arch_set_kick(void (*fn)(unsigned cpu)) { kick_fn = fn; }
+void arch_kick_cpu(unsigned cpu)
+{
+	if (kick_fn)
+		kick_fn(cpu);
+}

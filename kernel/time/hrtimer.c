@@ -250,6 +250,8 @@ int hrtimer_start(struct hrtimer *t, uint64_t expires_ns)
 
 int hrtimer_cancel(struct hrtimer *t)
 {
+	if (READ_ONCE(t->base) == NULL)
+		return 0;               /* all zeros, never through hrtimer_init: not queued */
 	unsigned long flags;
 	struct hrtimer_base *b = lock_hrtimer_base(t, &flags);
 	int was_queued = t->heap_index >= 0;

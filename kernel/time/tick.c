@@ -435,6 +435,25 @@ int tick_set_hz(unsigned hz)
 	return 0;
 }
 
+/* ------------------------------------------------------------ an AP's tick */
+
+void tick_secondary_start(struct clock_event_device *dev, enum tick_mode mode, unsigned hz)
+{
+	struct tick_cpu *tc = this_tick();
+	unsigned long f = arch_irq_save();
+	struct clock_event_device *old = tc->dev;
+	memset(tc, 0, sizeof(*tc));
+	tc->dev = old;                  /* tick_switch stops it if it changes */
+	tc->hz = hz;
+	tc->period_ns = NSEC_PER_SEC / hz;
+	tick_sync_jiffies(tc);
+	tick_switch(tc, dev, mode);
+	/* Nothing to run yet: a timer already due on this CPU keeps its tick
+	 * running at idle entry, and the tick runs it. */
+	tc->softirq_pending = false;
+	arch_irq_restore(f);
+}
+
 /* ----------------------------------------------- the first start */
 
 void tick_start(struct clock_event_device *dev, enum tick_mode mode)

@@ -2,7 +2,7 @@
  *
  * Every CPU runs the same tick (tick.c, tick_sched.c) on its own device,
  * with its own timers; the boot CPU's mode and rate are everyone's: an AP
- * follows them with tick_secondary_start() when the `changed` hook that
+ * follows them with tick_secondary_start() (tick.c) when the `changed` hook that
  * kernel/arch/smp.c registers (tick_set_smp_hooks) tells it to, so this
  * core calls nothing above it.  The modes on several CPUs:
  *   periodic  every CPU ticks HZ times a second;
@@ -30,25 +30,6 @@ void tick_changed(void)
 {
 	if (tick_smp && tick_smp->changed)
 		tick_smp->changed();
-}
-
-/* ------------------------------------------------------------ an AP's tick */
-
-void tick_secondary_start(struct clock_event_device *dev, enum tick_mode mode, unsigned hz)
-{
-	struct tick_cpu *tc = this_tick();
-	unsigned long f = arch_irq_save();
-	struct clock_event_device *old = tc->dev;
-	memset(tc, 0, sizeof(*tc));
-	tc->dev = old;                  /* tick_switch stops it if it changes */
-	tc->hz = hz;
-	tc->period_ns = NSEC_PER_SEC / hz;
-	tick_sync_jiffies(tc);
-	tick_switch(tc, dev, mode);
-	/* Nothing to run yet: a timer already due on this CPU keeps its tick
-	 * running at idle entry, and the tick runs it. */
-	tc->softirq_pending = false;
-	arch_irq_restore(f);
 }
 
 /* ------------------------------------------------------------ dyntick's rule */

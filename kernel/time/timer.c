@@ -467,6 +467,8 @@ void timer_add(struct timer *t, uint32_t expires)
 
 int timer_del(struct timer *t)
 {
+	if (READ_ONCE(t->base) == NULL)
+		return 0;               /* all zeros, never through timer_init: not pending */
 	unsigned long flags;
 	struct timer_base *w = lock_timer_base(t, &flags);
 	int was_pending = timer_pending(t);

@@ -508,9 +508,19 @@ static void test_first_changed_hook(void **state)
 	hrtimer_first_changed = NULL;
 }
 
+/* A static hrtimer never started is all zeros: cancelling it is a quiet
+ * no-op, as for wheel timers. */
+static void test_cancel_of_a_never_started_static_hrtimer(void **state)
+{
+	(void)state;
+	static struct hrtimer never;
+	assert_int_equal(hrtimer_cancel(&never), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_cancel_of_a_never_started_static_hrtimer),
 		cmocka_unit_test_setup(test_random_order, reset),
 		cmocka_unit_test_setup(test_equal_deadlines_all_fire, reset),
 		cmocka_unit_test_setup(test_cancel_from_middle, reset),

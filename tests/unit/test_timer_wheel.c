@@ -929,9 +929,20 @@ static void test_count_and_for_each(void **state)
 	assert_int_equal(timer_count(), 39);
 }
 
+/* A static timer never armed is all zeros: disarming it is a quiet no-op
+ * (the shell's `every off` before any `every`; it faulted on a NULL base). */
+static void test_del_of_a_never_armed_static_timer(void **state)
+{
+	(void)state;
+	static struct timer never;
+	assert_int_equal(timer_del(&never), 0);
+	assert_false(timer_pending(&never));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_del_of_a_never_armed_static_timer),
 		cmocka_unit_test(test_random_against_model),
 		cmocka_unit_test(test_random_nudges_against_model),
 		cmocka_unit_test(test_rearm_within_bucket),
