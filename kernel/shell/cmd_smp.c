@@ -29,6 +29,17 @@
 
 /* ---------------------------------------------------------- timeron */
 
+/* A probe's callback runs on the CPU it was armed for, which is not the
+ * one waiting in the shell: it kicks that one (`waiter`), or the shell
+ * would sleep on to its own next event (68 s on an idle LAPIC timer). */
+static unsigned probe_waiter;
+
+static void probe_done(volatile bool *fired)
+{
+	__atomic_store_n(fired, true, __ATOMIC_RELEASE);
+	smp_kick(probe_waiter);         /* nothing if it is this CPU */
+}
+
 struct probe_hr {
 	struct hrtimer t;
 	volatile bool fired;
@@ -49,7 +60,7 @@ static enum hrtimer_restart probe_hr_fn(struct hrtimer *t)
 	struct probe_hr *p = container_of(t, struct probe_hr, t);
 	p->at_ns = ktime_get_ns();
 	p->cpu = this_cpu()->index;
-	__atomic_store_n(&p->fired, true, __ATOMIC_RELEASE);
+	probe_done(&p->fired);
 	return HRTIMER_NORESTART;
 }
 
@@ -59,7 +70,7 @@ static void probe_wheel_fn(struct timer *t)
 	p->at_ns = ktime_get_ns();
 	p->at_jiffy = jiffies;
 	p->cpu = this_cpu()->index;
-	__atomic_store_n(&p->fired, true, __ATOMIC_RELEASE);
+	probe_done(&p->fired);
 }
 
 /* timeron CPU MS: an hrtimer and a wheel timer armed from this CPU for CPU
@@ -79,6 +90,7 @@ int cmd_timeron(int argc, char **argv)
 	hrtimer_init(&hr.t, probe_hr_fn, "timeron");
 	timer_init(&wh.t, probe_wheel_fn, "timeron");
 	hr.fired = wh.fired = false;
+	probe_waiter = this_cpu()->index;
 	uint64_t start = ktime_get_ns(), due = start + (uint64_t)ms * NSEC_PER_MSEC;
 	uint32_t expires = jiffies + ms_to_jiffies(ms);
 	if (hrtimer_start_on(&hr.t, due, cpu) < 0) {

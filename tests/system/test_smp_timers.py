@@ -57,6 +57,11 @@ def test_stress_from_every_cpu_at_once(boot):
     (docs/smp.md), so the arms, moves and cancels really race."""
     vm = boot(extra=["-smp", "4"])
     check_stress(vm.cmd("stress 3", timeout=60), 4)
+    # On host time too, the shell waiting for a timer on another CPU is
+    # woken when it fires there (it slept 68 s before the callback kicked
+    # it: under icount the sleep costs no time, so only this catches it).
+    out = vm.cmd("timeron 3 100", timeout=10)
+    assert TIMERON_HR.search(out).group(1) == "3", out
     # And the shell is still fine, every CPU's queue empty.
     out = vm.cmd("timers")
     assert re.findall(r"cpu (\d): 0 wheel timers, 0 hrtimers pending", out) == \
