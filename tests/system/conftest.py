@@ -211,6 +211,12 @@ def qemu_args(elf=ELF, iso=None, append=None, machine=None, cpu=None,
         args += ["-kernel", elf]
         if append is not None:
             args += ["-append", append]
+    # LULL_SMP=N: every boot that names no CPU count gets -smp N (the whole
+    # suite on several CPUs, by hand: LULL_SMP=4 make system; docs/smp.md).
+    # Machines without an APIC (isapc) stay one CPU, as the tests expect.
+    smp = os.environ.get("LULL_SMP")
+    if smp and "-smp" not in extra and machine != "isapc":
+        args += ["-smp", smp]
     return args + list(extra)
 
 
