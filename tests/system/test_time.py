@@ -75,7 +75,7 @@ def guest_ns_across(vm, line, wakeups=0):
     (A wakeup by the serial line alone, the paste arriving while `line`
     sleeps, costs no guest time: idle time is skipped.)"""
     vm.send(f"wakeups reset\ruptime\r{line}\ruptime\rwakeups\r")
-    outs = [vm.wait_prompt(30).replace("\r\n", "\n") for _ in range(5)]
+    outs = [vm.wait_prompt(30).replace("\r", "") for _ in range(5)]
     causes = WAKEUP_CAUSE_RE.findall(outs[4])
     if sum(int(n) for n, cause in causes if not cause.endswith("(uart)")) != wakeups:
         return None, outs[4]
