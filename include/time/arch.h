@@ -42,6 +42,8 @@ struct hrtimer_base *arch_hrtimer_base(unsigned cpu);
 /* Make CPU `cpu` (not this one) take an interrupt soon, so an idle CPU
  * wakes and looks at its timers again (the kernel: an IPI). */
 void arch_kick_cpu(unsigned cpu);
+/* Is `vector` the one arch_kick_cpu's interrupt arrives on? */
+bool arch_vector_is_kick(unsigned vector);
 
 /* Print through the kernel console (the host tests print or swallow). */
 int kprintf(const char *fmt, ...) __printf(1, 2);

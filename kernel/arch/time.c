@@ -1,6 +1,7 @@
 /* kernel/arch/time.c — the machine services the portable time core asks for
  * (include/time/arch.h), on x86. */
 #include "time/arch.h"
+#include "arch/trap.h"
 #include "arch/smp.h"
 #include "arch/x86.h"
 
@@ -25,3 +26,4 @@ void arch_kick_cpu(unsigned cpu)
 	if (kick_fn)
 		kick_fn(cpu);
 }
+bool arch_vector_is_kick(unsigned vector) { return vector == VEC_IPI_CALL; }

@@ -191,7 +191,7 @@ void tick_idle_enter(void)
 
 /* The tick is stopped (or stretched) and an interrupt arrived: catch up,
  * then tick again at HZ until the idle loop decides otherwise. */
-static void tick_restart(struct tick_cpu *tc)
+static void tick_restart(struct tick_cpu *tc, unsigned vector)
 {
 	timekeeping_update();
 	uint64_t now = ktime_get_ns();
@@ -209,8 +209,11 @@ static void tick_restart(struct tick_cpu *tc)
 		/* The first CPU to wake (others still asleep) restores every
 		 * CPU's tick, and counts as busy from now (its idle loop would
 		 * say so only after the handler), so none of them skips again
-		 * meanwhile.  The CPUs it wakes just tick again. */
-		if (tick_others_stopped()) {
+		 * meanwhile.  The CPUs it wakes just tick again: a CPU woken by
+		 * that kick is not the first, and waking the others from there
+		 * (one of them may be asleep again already) made the CPUs wake
+		 * each other 2,000 times a second with the boot CPU on the PIT. */
+		if (!arch_vector_is_kick(vector) && tick_others_stopped()) {
 			tc->idle = false;
 			tick_wake_stopped_others();
 		}
@@ -228,7 +231,7 @@ void tick_irq_enter(unsigned vector)
 	if (tc->idle)
 		wakeups_note_irq(vector);
 	if (tc->stopped)
-		tick_restart(tc);
+		tick_restart(tc, vector);
 }
 
 /* ------------------------------------------------------ idle exit */

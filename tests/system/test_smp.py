@@ -55,8 +55,11 @@ def test_every_cpu_in_the_madt_starts(boot, n):
     # halted, and QEMU ends the halt for it (the IPI itself is ignored, SDM
     # 8.4.3).  From a reset on, over an idle second, nothing may wake an
     # AP: it has no tick and no interrupt is meant for it.
+    # And once more at most: the tick an AP starts with is one-shot at the
+    # next jiffy boundary, stopped when it first goes idle; an AP thread
+    # the host delays past that boundary (8 vCPUs on 2 cores) takes it.
     for r in rows[1:]:
-        assert r[2] == "idle" and r[3] == "stopped, tickless on lapic" and 1 <= int(r[4]) <= 2, out
+        assert r[2] == "idle" and r[3] == "stopped, tickless on lapic" and 1 <= int(r[4]) <= 3, out
     vm.cmd("wakeups reset")
     vm.cmd("idle 1")
     rows, out = cpus_table(vm)

@@ -59,6 +59,9 @@ struct tick_cpu *arch_tick_of(unsigned cpu) { return &host_cpu(cpu)->tick; }
 struct timer_base *arch_timer_base(unsigned cpu) { return &host_cpu(cpu)->timers; }
 struct hrtimer_base *arch_hrtimer_base(unsigned cpu) { return &host_cpu(cpu)->hrtimers; }
 
+/* The kick's vector in the host tests: the kernel's IPI vector. */
+bool arch_vector_is_kick(unsigned vector) { return vector == 0xF1; }
+
 void arch_kick_cpu(unsigned cpu)
 {
 	(void)host_cpu(cpu);            /* aborts on a CPU that does not exist */
