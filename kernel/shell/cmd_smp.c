@@ -122,22 +122,29 @@ int cmd_timeron(int argc, char **argv)
 
 /* ---------------------------------------------------------- stress */
 
-/* One stress timer: its arming is described under `lock`, which the CPU
+/* One stress timer.  Its arming is described under `lock`, which the CPU
  * arming or cancelling it holds across the call, and its callback holds
- * while it checks the arming it fired for.  `armed` stays set from an arm
- * until that arming is cancelled or its callback has checked it, so a
- * timer whose callback is on its way (taken off its queue, not yet
- * checked) is left alone: the description it will check stays its own.
- * One race is left: a timer seen queued, taken off its queue by its CPU
- * just before the arm locked it, is armed afresh while the old arming's
- * callback is on its way; if the new arming is also taken off before that
- * callback checks, the two callbacks cannot tell whose description is
- * there, so `unsure` makes the next two go unchecked (counted). */
+ * while it checks the arming it fired for.
+ *
+ * `owed` counts the callbacks still to come: one for each arming that was
+ * neither replaced (the arm returned 1) nor cancelled (the cancel returned
+ * 1).  Its CPU takes a due timer off its queue without this lock, so while
+ * the timer is not queued, owed callbacks are on their way.  An arm only
+ * ever finds one on its way by racing that CPU (it looked, saw the timer
+ * queued, and the arm returned 0), since a step leaves a timer alone while
+ * a callback is on its way.  So at most two are owed: the described
+ * arming's and that older one, and from that arm (`mixed`) until both
+ * have run a callback may not be the described arming's.  One that finds
+ * the timer queued is the older one, and then the one left owed is the
+ * queued, described arming: it will be checked.  Otherwise both have left
+ * the queue and their callbacks may run in either order on their two
+ * CPUs: neither is checked.  Unchecked callbacks are counted; every other
+ * callback is the described arming's and is checked. */
 struct stress_timer {
 	spinlock_t lock;
 	bool hr;
-	bool armed;
-	unsigned unsure;
+	unsigned owed;
+	bool mixed;
 	struct timer wheel;
 	struct hrtimer hrt;
 	unsigned cpu;                   /* the CPU it was last armed for */
@@ -152,7 +159,7 @@ static struct {
 	 * add without a library; 60 s on 8 CPUs stays far below 2^32).
 	 * Every arming ends exactly one way. */
 	volatile uint32_t arms, fired, cancelled, replaced;
-	volatile uint32_t early, wrong_cpu, unchecked;
+	volatile uint32_t early, wrong_cpu, unchecked, unowed;
 	volatile unsigned running;      /* CPUs still arming */
 } stress;
 
@@ -164,21 +171,27 @@ static bool stress_queued(const struct stress_timer *s)
 static void stress_fired(struct stress_timer *s)
 {
 	unsigned long f = spin_lock_irqsave(&s->lock);
-	if (stress_queued(s) || s->unsure) {
-		/* Armed again after it left its queue (above): the arming it
-		 * fired for may no longer be the one described: no check. */
+	if (s->owed == 0) {
+		/* A callback no arming accounts for: a timer ran twice. */
+		__atomic_add_fetch(&stress.unowed, 1, __ATOMIC_RELAXED);
+	} else if (stress_queued(s)) {
+		/* An older arming's callback (read once: its CPU may take the
+		 * described arming off its queue at any moment). */
 		__atomic_add_fetch(&stress.unchecked, 1, __ATOMIC_RELAXED);
-		if (s->unsure)
-			s->unsure--;
-		if (!stress_queued(s))
-			s->armed = false;
+		s->owed--;
+		s->mixed = false;
+	} else if (s->mixed) {
+		/* The older arming's callback or the described one's. */
+		__atomic_add_fetch(&stress.unchecked, 1, __ATOMIC_RELAXED);
+		if (--s->owed == 0)
+			s->mixed = false;
 	} else {
 		if (this_cpu()->index != s->cpu)
 			__atomic_add_fetch(&stress.wrong_cpu, 1, __ATOMIC_RELAXED);
 		bool early = s->hr ? ktime_get_ns() < s->expires_ns : time_before(jiffies, s->expires);
 		if (early)
 			__atomic_add_fetch(&stress.early, 1, __ATOMIC_RELAXED);
-		s->armed = false;
+		s->owed--;
 	}
 	__atomic_add_fetch(&stress.fired, 1, __ATOMIC_RELAXED);
 	spin_unlock_irqrestore(&s->lock, f);
@@ -211,16 +224,15 @@ static void stress_step(uint32_t *rnd)
 	struct stress_timer *s = &stress.t[next_random(rnd) % ARRAY_SIZE(stress.t)];
 	uint32_t r = next_random(rnd);
 	unsigned long f = spin_lock_irqsave(&s->lock);
-	if (s->armed && !stress_queued(s)) {
-		/* Its callback is on its way: leave it be. */
+	if (s->owed > (stress_queued(s) ? 1u : 0u)) {
+		/* A callback is on its way: leave it be. */
 	} else if (r % 4 == 0) {
 		int was = s->hr ? hrtimer_cancel(&s->hrt) : timer_del(&s->wheel);
 		if (was) {
 			__atomic_add_fetch(&stress.cancelled, 1, __ATOMIC_RELAXED);
-			s->armed = false;
+			s->owed--;
 		}
 	} else {
-		bool seen = stress_queued(s);
 		unsigned cpu = (r >> 8) % cpus_online;
 		uint32_t ms = 1 + (r >> 16) % STRESS_MAX_MS;
 		int was;
@@ -234,9 +246,8 @@ static void stress_step(uint32_t *rnd)
 			s->expires = jiffies + ms_to_jiffies(ms);
 			was = timer_mod_on(&s->wheel, s->expires, cpu);
 		}
-		s->armed = true;
-		if (seen && !was)
-			s->unsure = 2;  /* taken off its queue in between */
+		if (!was && s->owed++)     /* a replaced arming owes no callback */
+			s->mixed = true;   /* taken off its queue in between */
 		__atomic_add_fetch(&stress.arms, 1, __ATOMIC_RELAXED);
 		if (was)
 			__atomic_add_fetch(&stress.replaced, 1, __ATOMIC_RELAXED);
@@ -280,15 +291,15 @@ int cmd_stress(int argc, char **argv)
 		struct stress_timer *st = &stress.t[i];
 		st->lock = (spinlock_t)SPINLOCK_INIT;
 		st->hr = i % 2;
-		st->armed = false;
-		st->unsure = 0;
+		st->owed = 0;
+		st->mixed = false;
 		if (st->hr)
 			hrtimer_init(&st->hrt, stress_hr_fn, "stress");
 		else
 			timer_init(&st->wheel, stress_wheel_fn, "stress");
 	}
 	stress.arms = stress.fired = stress.cancelled = stress.replaced = 0;
-	stress.early = stress.wrong_cpu = stress.unchecked = 0;
+	stress.early = stress.wrong_cpu = stress.unchecked = stress.unowed = 0;
 	stress.end_ns = ktime_get_ns() + (uint64_t)s * NSEC_PER_SEC;
 	stress.running = cpus_online;
 	for (unsigned i = 1; i < cpus_online; i++)
@@ -300,23 +311,28 @@ int cmd_stress(int argc, char **argv)
 	 * STRESS_MAX_MS ahead, plus a tick). */
 	for (unsigned ms = 0; ms < STRESS_DRAIN_MS && stress_pending(); ms += STRESS_DRAIN_STEP_MS)
 		sleep_ns(STRESS_DRAIN_STEP_MS * NSEC_PER_MSEC);
-	unsigned pending = stress_pending();
+	unsigned pending = stress_pending(), owed = 0;
+	for (unsigned i = 0; i < ARRAY_SIZE(stress.t); i++)
+		owed += stress.t[i].owed;
 	/* Every arming ends one way: it fired, a cancel disarmed it, a later
 	 * arm replaced it while pending, or it is still pending. */
 	uint32_t ended = stress.fired + stress.cancelled + stress.replaced + pending;
 	kprintf("stress: %u CPUs, %u arms, %u fired, %u cancelled, %u re-armed while pending, "
-	        "%u still pending; %u early, %u on the wrong CPU (%u not checked: re-armed as it fired)\n",
+	        "%u still pending; %u early, %u on the wrong CPU (%u not checked: re-armed as it fired); "
+	        "%u ran with no arming owing it\n",
 	        cpus_online, stress.arms, stress.fired, stress.cancelled, stress.replaced, pending,
-	        stress.early, stress.wrong_cpu, stress.unchecked);
+	        stress.early, stress.wrong_cpu, stress.unchecked, stress.unowed);
 	for (unsigned i = 0; i < ARRAY_SIZE(stress.t); i++) {
 		if (stress.t[i].hr)
 			hrtimer_cancel(&stress.t[i].hrt);
 		else
 			timer_del(&stress.t[i].wheel);
 	}
-	if (ended != stress.arms || pending || stress.early || stress.wrong_cpu) {
-		kprintf("error: stress: %d armings unaccounted for, %u pending after %u ms\n",
-		        (int)(stress.arms - ended), pending, STRESS_DRAIN_MS);
+	if (ended != stress.arms || pending || owed || stress.early || stress.wrong_cpu ||
+	    stress.unowed) {
+		kprintf("error: stress: %d armings unaccounted for, %u pending and %u callbacks "
+		        "owed after %u ms\n",
+		        (int)(stress.arms - ended), pending, owed, STRESS_DRAIN_MS);
 		return -EIO;
 	}
 	kprintf("stress: ok\n");
