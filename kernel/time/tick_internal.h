@@ -77,4 +77,9 @@ bool tick_others_busy(void);
 bool tick_others_stopped(void);
 void tick_wake_stopped_others(void);
 
+/* The CPU whose device ends every dyntick skip on several CPUs, and which
+ * then wakes the others (tick_sched.c): the boot CPU.  The 2005 patch let
+ * the last CPU to go idle do it (its skip_cpu). */
+#define TICK_SKIP_CPU 0
+
 #endif

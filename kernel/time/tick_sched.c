@@ -59,8 +59,8 @@ static bool next_timer_on(unsigned cpu, uint64_t *ns, enum tick_limit *limit, co
 }
 
 /* This CPU's earliest timer; in dyntick mode on several CPUs, the earliest
- * of every CPU's (the 2005 rule: every CPU skips to the next event of any,
- * and the first to wake wakes the rest). */
+ * of every CPU's (the 2005 rule: the idle CPUs share one skip to the next
+ * event of any, and the first to wake wakes the rest). */
 static bool tick_next_timer_ns(const struct tick_cpu *tc, uint64_t *ns, enum tick_limit *limit,
                                const char **name)
 {
@@ -94,6 +94,9 @@ static uint64_t stop_tick_if_worth_it(struct tick_cpu *tc, uint64_t now)
 
 	if (tc->mode == TICK_MODE_PERIODIC || tc->softirq_pending || tc->stopped)
 		return 0;               /* tick on; or work to do; or already asleep */
+	/* Dyntick on several CPUs: an AP only follows the boot CPU's skip. */
+	bool follower = tc->mode == TICK_MODE_DYNTICK && arch_nr_cpus() > 1 &&
+	                arch_this_cpu_id() != TICK_SKIP_CPU;
 
 	/* 1. The next timer of either kind. */
 	if (!tick_next_timer_ns(tc, &next, &limit, &name)) {
@@ -107,9 +110,10 @@ static uint64_t stop_tick_if_worth_it(struct tick_cpu *tc, uint64_t now)
 		limit = TICK_LIMIT_DEVICE;
 		name = NULL;
 	}
-	/* 3. The clocksource must be read before it wraps twice over. */
+	/* 3. The clocksource must be read before it wraps twice over (in a
+	 * shared skip, the boot CPU reads it: it ends the skip). */
 	limit_ns = now + timekeeping_max_idle_ns();
-	if (limit_ns > now && next > limit_ns) {
+	if (!follower && limit_ns > now && next > limit_ns) {
 		next = limit_ns;
 		limit = TICK_LIMIT_WRAP;
 		name = NULL;
@@ -119,6 +123,14 @@ static uint64_t stop_tick_if_worth_it(struct tick_cpu *tc, uint64_t now)
 		/* The 2005 patch on SMP: no tick is skipped while another CPU is
 		 * busy; the last CPU to go idle skips, and any CPU still
 		 * ticking skips at its next tick, when it finds all idle.
+		 * One CPU's device ends the skip and that CPU wakes the
+		 * others: in lull always the boot CPU (TICK_SKIP_CPU), so an
+		 * AP that is last to go idle sleeps past the next event and
+		 * the boot CPU, idle and ticking, programs the skip at its
+		 * next tick.  (Were each CPU to end its own copy, the first
+		 * device to fire would kick the rest just before theirs
+		 * fired: two interrupts each, and the boot CPU woken by the
+		 * kick as often as by its timer.)
 		 * Marked stopped before looking, and a CPU getting busy marks
 		 * itself busy before looking for stopped CPUs to wake
 		 * (tick_work_starts, tick_restart): each writes, fences, then
@@ -140,6 +152,12 @@ static uint64_t stop_tick_if_worth_it(struct tick_cpu *tc, uint64_t now)
 			tc->stopped = false;
 			return 0;       /* not worth it: keep ticking */
 		}
+		/* The boot CPU ends every skip and wakes the others: they
+		 * sleep a tick longer, in case no kick comes, as far as their
+		 * device reaches. */
+		if (follower &&
+		    (now + tc->dev->max_delta_ns - tc->last_jiffy_ns) / tc->period_ns > skip)
+			skip++;
 		tc->skip = (unsigned)skip;
 		next = tc->last_jiffy_ns + skip * tc->period_ns;
 		clockevents_set_oneshot(tc->dev);

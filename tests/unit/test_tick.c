@@ -802,6 +802,150 @@ static void test_jiffies_have_one_owner_over_handovers(void **state)
 	check_jiffies_exact();
 }
 
+
+/* ------------------------------------------------ dyntick's shared skip */
+
+#define VEC_KICK 0xF1                   /* host_arch.c: arch_vector_is_kick */
+
+/* CPU `cpu` enters its idle loop (interrupts off, as before hlt). */
+static struct tick_cpu *idle_on(unsigned cpu)
+{
+	host_cpu_id = cpu;
+	host_irqs_disabled = true;
+	tick_idle_enter();
+	struct tick_cpu *tc = this_tick();
+	host_cpu_id = 0;
+	return tc;
+}
+
+/* An interrupt on CPU `cpu` ends its sleep: its device's, or a kick. */
+static void wake_on(unsigned cpu, unsigned vector)
+{
+	host_cpu_id = cpu;
+	host_irqs_disabled = true;
+	if (cpu == 0) {
+		deliver(vector);
+	} else {
+		tick_irq_enter(vector);
+		if (vector == VEC_DEV)
+			dev_ap.event_handler(&dev_ap);
+		tick_irq_exit();
+	}
+	tick_idle_exit();
+	host_cpu_id = 0;
+}
+
+/* Two CPUs in dyntick, the 2005 rule: the boot CPU programs the skip to
+ * the next event of either CPU once it finds both idle, and its device
+ * ends it; CPU 1, idle too, sleeps a tick longer on its own device (a
+ * safety net) and is woken by the boot CPU's kick.  A CPU woken by the
+ * kick kicks no one back (in QEMU that made the CPUs wake each other
+ * 2,500 times a second); one woken by anything else wakes the others. */
+static void test_dyntick_cpus_share_one_skip(void **state)
+{
+	(void)state;
+	release_probes();
+	assert_int_equal(tick_set_device("long"), 0);
+	assert_int_equal(tick_set_mode(TICK_MODE_DYNTICK), 0);
+	uint64_t period = this_tick()->period_ns;
+	host_nr_cpus = 2;
+	timer_wheel_init(jiffies);
+	dev_ap.mult = dev_long.mult;
+	dev_ap.shift = dev_long.shift;
+	dev_ap.min_delta_ns = dev_long.min_delta_ns;
+	dev_ap.max_delta_ns = dev_long.max_delta_ns;
+	unsigned hz = this_tick()->hz;
+	host_cpu_id = 1;
+	host_irqs_disabled = true;
+	tick_secondary_start(&dev_ap, TICK_MODE_DYNTICK, hz);
+	host_cpu_id = 0;
+	deliver(VEC_DEV);               /* CPU 0 just ticked */
+	exp_advance();
+	static struct timer far, on1;
+	timer_init(&far, nop_timer, "far");
+	timer_init(&on1, nop_timer, "on cpu 1");
+	timer_mod(&far, jiffies + 100);
+	uint64_t far_ns = this_tick()->last_jiffy_ns + 100 * period;
+	memset(host_kicks, 0, sizeof(host_kicks));
+
+	/* CPU 1 idles while CPU 0 is busy: it keeps ticking. */
+	struct tick_cpu *t1 = idle_on(1);
+	assert_false(t1->stopped);
+	/* CPU 0 idles last: it skips to its timer. */
+	struct tick_cpu *t0 = idle_on(0);
+	assert_true(t0->stopped);
+	assert_int_equal(t0->programmed_ns, far_ns);
+	assert_int_equal(t0->skip_limit, TICK_LIMIT_TIMER);
+	/* CPU 1, at its next tick, sleeps to a tick past the same timer. */
+	fake_ns += period;
+	wake_on(1, VEC_DEV);
+	t1 = idle_on(1);
+	assert_true(t1->stopped);
+	assert_int_equal(t1->programmed_ns, far_ns + period);
+	assert_int_equal(t1->skip_limit, TICK_LIMIT_TIMER);
+	assert_string_equal(t1->skip_timer, "far");
+	/* CPU 0's device ends the skip: it kicks CPU 1, and here is asleep
+	 * again (skipping to `far` re-armed) before CPU 1 takes the kick.
+	 * Woken by the kick, CPU 1 kicks no one back. */
+	fake_ns = far_ns + 1;
+	wake_on(0, VEC_DEV);
+	check_jiffies_exact();
+	assert_int_equal(host_kicks[1], 1);
+	timer_mod(&far, jiffies + 100);
+	t0 = idle_on(0);
+	assert_true(t0->stopped && t1->stopped);
+	wake_on(1, VEC_KICK);
+	assert_false(t1->stopped);
+	assert_int_equal(host_kicks[0], 0);
+	check_jiffies_exact();
+	/* An interrupt of another kind wakes CPU 0 (a key typed). */
+	wake_on(0, VEC_OTHER);
+	assert_false(t0->stopped);
+
+	/* CPU 1 goes idle last, with a timer of its own: it sleeps a tick
+	 * past it; CPU 0, idle and ticking, skips to it at its next tick. */
+	timer_mod(&far, jiffies + 100);
+	timer_mod_on(&on1, jiffies + 40, 1);
+	exp_advance();
+	uint64_t on1_ns = t1->last_jiffy_ns + 40 * period;
+	t0 = idle_on(0);
+	assert_false(t0->stopped);                  /* CPU 1 is busy */
+	t1 = idle_on(1);
+	assert_true(t1->stopped);
+	assert_int_equal(t1->programmed_ns, on1_ns + period);
+	assert_string_equal(t1->skip_timer, "on cpu 1");
+	fake_ns += period / 2;
+	wake_on(0, VEC_DEV);
+	t0 = idle_on(0);
+	assert_true(t0->stopped);
+	assert_int_equal(t0->programmed_ns, on1_ns);
+	assert_string_equal(t0->skip_timer, "on cpu 1");
+
+	/* Woken by anything but the kick (here its safety net, as if the
+	 * kick were lost), CPU 1 wakes the stopped CPU 0. */
+	fake_ns = on1_ns + period + 1;
+	wake_on(1, VEC_DEV);
+	assert_int_equal(host_kicks[0], 1);
+	wake_on(0, VEC_KICK);
+	assert_int_equal(host_kicks[1], 1);         /* the kicked CPU 0 kicked no one */
+	check_jiffies_exact();
+
+	/* Clean up: back to one CPU. */
+	host_irqs_disabled = false;
+	assert_int_equal(timer_del(&far), 1);
+	timer_del(&on1);
+	host_cpu_id = 1;
+	tick_release_jiffies();
+	host_cpu_id = 0;
+	clockevents_shutdown(&dev_ap);
+	*arch_tick_of(1) = (struct tick_cpu){ 0 };
+	host_nr_cpus = 1;
+	host_irqs_disabled = true;
+	deliver(VEC_DEV);
+	host_irqs_disabled = false;
+	check_jiffies_exact();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -813,6 +957,7 @@ int main(void)
 		cmocka_unit_test(test_trace_records_what_the_tick_did),
 		cmocka_unit_test(test_other_cpus_follow_the_tick),
 		cmocka_unit_test(test_jiffies_have_one_owner_over_handovers),
+		cmocka_unit_test(test_dyntick_cpus_share_one_skip),
 	};
 	return cmocka_run_group_tests(tests, setup_machine, NULL);
 }
