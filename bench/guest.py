@@ -23,6 +23,8 @@ sys.path.insert(0, os.path.join(ROOT, "tests", "system"))
 from conftest import Lull, qemu_args  # noqa: E402
 
 IDLE_RE = re.compile(r"idle (\d+\.\d+) s: (\d+) wakeups \((\d+\.\d+)/s\)")
+# On several CPUs `idle` adds one line per CPU after the sum.
+IDLE_CPU_RE = re.compile(r"^cpu (\d+): (\d+) wakeups \((\d+\.\d+)/s\)", re.M)
 HALTED_RE = re.compile(r"halted (\d+\.\d+)%")
 ALL_IRQS_RE = re.compile(r"all interrupts (\d+)")
 CAUSE_RE = re.compile(r"^\s*(\d+)\s+(\d+\.\d+)\t(.+?)\s*$", re.M)
@@ -151,13 +153,10 @@ def _cpu_window(g, seconds):
 def measure_idle(g, seconds, per_cpu=False):
     """Idle for `seconds`: wakeups, causes, host CPU and drift over the window.
 
-    per_cpu: also each CPU's wakeups, from `wakeups reset` just before the
-    window to `cpus` just after it, per second of host time between the
-    two (see per_cpu_rates)."""
+    per_cpu: also each CPU's wakeups over the window (`idle`'s own line
+    per CPU; its first line is then their sum) and each CPU's state from
+    `cpus` just after it (see per_cpu_rates)."""
     g0, h0 = g.uptime()
-    if per_cpu:
-        g.cmd("wakeups reset")
-        t_reset = time.monotonic()
     g.vm.type(f"idle {seconds}")
     g.vm.child.expect_exact(f"idle {seconds}")
     g.vm.child.send("\r")
@@ -166,7 +165,6 @@ def measure_idle(g, seconds, per_cpu=False):
     g.vm.child.expect_exact(g.prompt, timeout=seconds + 60)
     out = g.vm.child.before.replace("\r\n", "\n")
     if per_cpu:
-        t_cpus = time.monotonic()
         cpus_out = g.cmd("cpus")
     g1, h1 = g.uptime()
     m = IDLE_RE.search(out)
@@ -184,24 +182,24 @@ def measure_idle(g, seconds, per_cpu=False):
     c = LINUX_CLOCKS_RE.search(out)
     r["clocks"] = c.group(0) if c else None
     if per_cpu:
-        r.update(per_cpu_rates(cpus_out, t_cpus - t_reset, r["wakeups_per_s"]))
+        r.update(per_cpu_rates(out, cpus_out, r["span_s"]))
+        # The row's own rate stays the boot CPU's, as on one CPU.
+        r["wakeups"] = r["per_cpu"][0]["wakeups"]
+        r["wakeups_per_s"] = r["per_cpu_wakeups_per_s"][0]
     return r
 
 
-def per_cpu_rates(cpus_out, span_s, boot_cpu_idle_rate):
-    """Each CPU's wakeups per second from `cpus` after a `wakeups reset`.
-
-    The other CPUs' counts are over the span from the reset to `cpus`
-    (their rate is the count over the host's span: `cpus` prints it to
-    0.1/s, too coarse near 0.2/s).  The boot CPU's own count in that span
-    also holds the wakeups our typing caused (the UART interrupts only it),
-    so its rate is `idle`'s, over the window alone."""
+def per_cpu_rates(idle_out, cpus_out, span_s):
+    """Each CPU's wakeups per second over the `idle` window (its line per
+    CPU: the count over the guest's span, as `idle` prints the rate only to
+    0.01/s), and each CPU's state and tick from `cpus`."""
+    counts = {int(i): int(n) for i, n, _ in IDLE_CPU_RE.findall(idle_out)}
     lines = CPUS_RE.findall(cpus_out)
-    if not lines:
-        raise RuntimeError(f"cpus: unexpected output {cpus_out!r}")
-    cpus = [dict(cpu=int(i), apic=int(apic), state=state, tick=tick, wakeups=int(n))
-            for i, apic, state, tick, n in lines]
-    rates = [boot_cpu_idle_rate if c["cpu"] == 0 else c["wakeups"] / span_s for c in cpus]
+    if not lines or len(counts) != len(lines):
+        raise RuntimeError(f"idle/cpus: unexpected output {idle_out!r} {cpus_out!r}")
+    cpus = [dict(cpu=int(i), apic=int(apic), state=state, tick=tick, wakeups=counts[int(i)])
+            for i, apic, state, tick, _ in lines]
+    rates = [c["wakeups"] / span_s for c in cpus]
     return dict(per_cpu=cpus, per_cpu_span_s=span_s, per_cpu_wakeups_per_s=rates,
                 total_wakeups_per_s=sum(rates))
 

@@ -17,7 +17,6 @@ void cpu_idle(void)
 	sti_hlt();              /* sleep until an interrupt (handled inside) */
 	cli();
 	c->state = CPU_BUSY;
-	c->halts++;
 	tick_idle_exit();
 	sti();
 }

@@ -13,6 +13,7 @@
 #include "time/hrtimer.h"
 #include "time/tick.h"
 #include "time/timer.h"
+#include "time/wakeups.h"
 
 #define NR_CPUS         8           /* -smp 1..8; more in the MADT are not started */
 #define CPU_STACK_SIZE  16384       /* an AP's stack (the boot CPU has boot/entry.asm's) */
@@ -32,23 +33,21 @@ struct cpu {
 	/* A function another CPU asked it to run (smp_call), NULL if none. */
 	void (*volatile call_fn)(void *arg);
 	void *call_arg;
-	volatile uint64_t halts;        /* times it halted and an interrupt woke it */
 	uint64_t irqs[CPU_VECTORS];     /* interrupts it took, per vector (`irqs`) */
 	struct tick_cpu tick;           /* its tick */
 	struct timer_base timers;       /* its timer wheel: timers that fire here */
 	struct hrtimer_base hrtimers;   /* its hrtimer heap */
+	struct wakeup_cpu wakeups;      /* why it woke (`wakeups`, `idle`, `cpus`) */
 	unsigned tick_generation;       /* of the boot CPU's tick it follows (smp.c) */
 	/* Its local APIC timer: the device that drove the timer interrupt
 	 * last (drivers/timer/lapic.c), and an AP's own tick device. */
 	struct clock_event_device *lapic_timer_owner;
 	struct clock_event_device lapic_timer;
-	uint64_t halts_at_reset;        /* halts at the last `wakeups reset` */
 	uint8_t stack[CPU_STACK_SIZE] __attribute__((aligned(16)));
 };
 
 extern struct cpu cpus[NR_CPUS];
 extern unsigned cpus_online;        /* the boot CPU and every AP that started */
-extern uint64_t cpus_reset_ns;      /* uptime of the last `wakeups reset`, 0 at boot */
 
 /* Ask CPU `index` (an AP) to run fn(arg), with interrupts on, and return at
  * once: an inter-processor interrupt wakes it, it runs fn and halts again;
@@ -68,9 +67,6 @@ void smp_kick(unsigned index);
 /* kernel/arch/time.c: how arch_kick_cpu() sends its IPI (smp_init hands
  * smp_kick over). */
 void arch_set_kick(void (*fn)(unsigned cpu));
-
-/* `wakeups reset`: count every CPU's wakeups from now. */
-void cpus_wakeups_reset(uint64_t now_ns);
 
 static inline struct cpu *this_cpu(void)
 {

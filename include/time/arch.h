@@ -31,13 +31,16 @@ unsigned arch_this_cpu_id(void);
 /* The CPUs the time core may use: 0 .. arch_nr_cpus() - 1, all online. */
 unsigned arch_nr_cpus(void);
 
-/* CPU `cpu`'s tick state, timer wheel and hrtimer queue (the kernel keeps
- * them in its struct cpu; the host tests in an array of fake CPUs). */
+/* CPU `cpu`'s tick state, timer wheel, hrtimer queue and wakeup counts
+ * (the kernel keeps them in its struct cpu; the host tests in an array of
+ * fake CPUs). */
 struct timer_base;
 struct hrtimer_base;
 struct tick_cpu *arch_tick_of(unsigned cpu);
 struct timer_base *arch_timer_base(unsigned cpu);
 struct hrtimer_base *arch_hrtimer_base(unsigned cpu);
+struct wakeup_cpu;
+struct wakeup_cpu *arch_wakeups_of(unsigned cpu);
 
 /* Make CPU `cpu` (not this one) take an interrupt soon, so an idle CPU
  * wakes and looks at its timers again (the kernel: an IPI). */

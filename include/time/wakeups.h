@@ -6,10 +6,16 @@
  * maximum delta, the clocksource's wrap bound); or another interrupt line
  * (by device name).  Also kept: how long each sleep lasted and how much of
  * the time the CPU spent halted.
+ *
+ * Every CPU keeps its own (struct wakeup_cpu, in its struct cpu: the
+ * time/arch.h hook arch_wakeups_of), written only by that CPU with its
+ * interrupts off, under its own lock so that another CPU can copy or
+ * reset it whole; the commands report each CPU and the sum.
  */
 #ifndef LULL_TIME_WAKEUPS_H
 #define LULL_TIME_WAKEUPS_H
 
+#include "spinlock.h"
 #include "tick.h"
 
 enum wakeup_kind { WAKE_TICK, WAKE_TIMER, WAKE_HRTIMER, WAKE_LIMIT_DEVICE,
@@ -28,28 +34,51 @@ struct wakeup_stats {
 	uint64_t since_ns;                  /* last reset */
 	uint64_t wakeups, idle_ns, max_sleep_ns;
 	uint64_t window_max_sleep_ns;       /* since wakeups_window_start() */
+	unsigned asleep;                    /* in a snapshot: CPUs asleep at its `now` */
 	uint64_t skips_by_limit[TICK_LIMIT_COUNT];   /* what chose each skip's length */
 	struct wakeup_cause causes[WAKEUP_CAUSES_MAX];
 	unsigned ncauses;
 	uint64_t other;                     /* causes that did not fit the table */
 };
 
-extern struct wakeup_stats wakeup_stats;
+/* One CPU's: its counts, and the sleep in progress (wakeups.c). */
+struct wakeup_cpu {
+	spinlock_t lock;
+	struct wakeup_stats stats;
+	struct {
+		bool active;
+		uint64_t enter_ns;
+		bool tick_fired;
+		bool have_irq;
+		unsigned first_vector;
+		bool skipping;
+		enum tick_limit limit;
+		const char *name;
+	} cur;
+};
 
-/* Called by the tick code (interrupts off). */
+/* Called by the tick code on the CPU that idles (interrupts off). */
 void wakeups_idle_enter(uint64_t now);
 void wakeups_note_irq(unsigned vector);         /* an interrupt while idle */
 void wakeups_note_tick_event(void);             /* the tick device fired */
 void wakeups_note_skip(enum tick_limit limit, const char *name, uint64_t len_ns);
 void wakeups_idle_exit(uint64_t now);
 
-/* Restart the longest-sleep measurement of a window (the `idle` command). */
+/* Restart every CPU's longest-sleep measurement of a window (the `idle`
+ * command). */
 void wakeups_window_start(void);
 
-/* Start counting afresh at `now`. */
+/* Every CPU starts counting afresh at `now`. */
 void wakeups_reset(uint64_t now);
-/* A copy with the causes sorted, most frequent first. */
-void wakeups_snapshot(struct wakeup_stats *out);
+/* A copy of CPU `cpu`'s counts at `now`, or with cpu == WAKEUPS_ALL_CPUS
+ * their sum (causes merged; the longest sleeps are the longest of any
+ * CPU), with the causes sorted, most frequent first.  A sleep in progress
+ * counts as halted time, and as a sleep, up to `now`. */
+#define WAKEUPS_ALL_CPUS (~0u)
+void wakeups_snapshot(unsigned cpu, uint64_t now, struct wakeup_stats *out);
+/* The sum, and each CPU's in each[0 .. arch_nr_cpus() - 1], from the same
+ * copies (so the sum is exactly theirs). */
+void wakeups_snapshot_each(uint64_t now, struct wakeup_stats *sum, struct wakeup_stats *each);
 const char *wakeup_kind_name(enum wakeup_kind kind);
 
 /* `count` events in span_ns as a rate per second in hundredths, rounded

@@ -63,14 +63,6 @@ extern const struct multiboot_info *boot_info;
 
 struct cpu cpus[NR_CPUS];
 unsigned cpus_online = 1;
-uint64_t cpus_reset_ns;
-
-void cpus_wakeups_reset(uint64_t now_ns)
-{
-	for (unsigned i = 0; i < cpus_online; i++)
-		cpus[i].halts_at_reset = cpus[i].halts;
-	cpus_reset_ns = now_ns;
-}
 
 /* Read by boot/trampoline.asm's ap_entry, one AP at a time. */
 uint32_t ap_boot_stack, ap_boot_cr3;

@@ -15,6 +15,7 @@ unsigned arch_nr_cpus(void) { return cpus_online; }
 struct tick_cpu *arch_tick_of(unsigned cpu) { return &cpus[cpu].tick; }
 struct timer_base *arch_timer_base(unsigned cpu) { return &cpus[cpu].timers; }
 struct hrtimer_base *arch_hrtimer_base(unsigned cpu) { return &cpus[cpu].hrtimers; }
+struct wakeup_cpu *arch_wakeups_of(unsigned cpu) { return &cpus[cpu].wakeups; }
 
 /* The IPI that kicks another CPU is kernel/arch/smp.c's, handed over when
  * the CPUs start (smp_init): a hook, not a call, as smp.c sits above the

@@ -72,37 +72,65 @@ static void print_rate(uint64_t count, uint64_t ns)    /* "2.75" per second */
 	kprintf("%s", fmt_fixed(num, sizeof(num), wakeups_rate_centi(count, ns), 2));
 }
 
+/* "N (R/s), halted P%" for `count` wakeups and `idle_ns` halted over
+ * `cpus` CPUs in span_ns. */
+static void print_count_rate_halted(uint64_t count, uint64_t idle_ns, uint64_t span_ns,
+                                    unsigned cpus)
+{
+	kprintf("%llu (", (unsigned long long)count);
+	print_rate(count, span_ns);
+	kprintf("/s), halted %llu%%", (unsigned long long)(span_ns ? idle_ns * 100 / span_ns / cpus : 0));
+}
+
+/* "irq 0x24 (uart)", "timer: every", "tick" */
+static void print_cause(const struct wakeup_cause *c)
+{
+	kprintf("%s", wakeup_kind_name(c->kind));
+	if (c->kind == WAKE_IRQ) {
+		const char *n = irq_vector_name(c->vector);
+		kprintf(" 0x%02x (%s)", c->vector, n ? n : "?");
+	} else if (c->name) {
+		kprintf(": %s", c->name);
+	}
+}
+
+/* wakeups [reset | CPU]: every CPU's causes summed, then each CPU's count
+ * (on several CPUs); or one CPU's causes. */
 int cmd_wakeups(int argc, char **argv)
 {
 	if (argc == 2 && strcmp(argv[1], "reset") == 0) {
-		unsigned long f = arch_irq_save();
 		wakeups_reset(ktime_get_ns());
-		cpus_wakeups_reset(ktime_get_ns());
-		arch_irq_restore(f);
 		return 0;
 	}
-	if (argc != 1)
+	uint32_t one = WAKEUPS_ALL_CPUS;
+	if (argc > 2 || (argc == 2 && parse_u32(argv[1], 0, NR_CPUS - 1, &one) != 0))
 		return SHELL_USAGE;
-	static struct wakeup_stats s;
-	wakeups_snapshot(&s);
-	uint64_t span = ktime_get_ns() - s.since_ns;
+	if (one != WAKEUPS_ALL_CPUS && one >= cpus_online) {
+		kprintf("error: no CPU %u (%u online; see cpus)\n", one, cpus_online);
+		return -EINVAL;
+	}
+	unsigned ncpus = one == WAKEUPS_ALL_CPUS ? cpus_online : 1;
+	static struct wakeup_stats s, each[NR_CPUS];
+	uint64_t now = ktime_get_ns();
+	if (one == WAKEUPS_ALL_CPUS)
+		wakeups_snapshot_each(now, &s, each);   /* the sum is exactly theirs */
+	else
+		wakeups_snapshot(one, now, &s);
+	uint64_t span = now - s.since_ns;
 	char secs[FMT_FIXED_SIZE];
-	kprintf("wakeups in the last %s s: %llu (", fmt_fixed(secs, sizeof(secs), span / NSEC_PER_MSEC, 3),
-	        (unsigned long long)s.wakeups);
-	print_rate(s.wakeups, span);
-	kprintf("/s), halted %llu%%\n", (unsigned long long)(span ? s.idle_ns * 100 / span : 0));
-	kprintf("   count   rate/s  cause\n");
+	kprintf("wakeups in the last %s s: ", fmt_fixed(secs, sizeof(secs), span / NSEC_PER_MSEC, 3));
+	print_count_rate_halted(s.wakeups, s.idle_ns, span, ncpus);
+	if (one != WAKEUPS_ALL_CPUS)
+		kprintf(" (CPU %u)", one);
+	else if (ncpus > 1)
+		kprintf(" (%u CPUs)", ncpus);
+	kprintf("\n   count   rate/s  cause\n");
 	for (unsigned i = 0; i < s.ncauses; i++) {
 		struct wakeup_cause *c = &s.causes[i];
 		kprintf("%8llu  ", (unsigned long long)c->count);
 		print_rate(c->count, span);
-		kprintf("\t%s", wakeup_kind_name(c->kind));
-		if (c->kind == WAKE_IRQ) {
-			const char *n = irq_vector_name(c->vector);
-			kprintf(" 0x%02x (%s)", c->vector, n ? n : "?");
-		} else if (c->name) {
-			kprintf(": %s", c->name);
-		}
+		kprintf("\t");
+		print_cause(c);
 		kprintf("\n");
 	}
 	if (s.other)
@@ -112,21 +140,62 @@ int cmd_wakeups(int argc, char **argv)
 	        (unsigned long long)s.skips_by_limit[TICK_LIMIT_HRTIMER],
 	        (unsigned long long)s.skips_by_limit[TICK_LIMIT_DEVICE],
 	        (unsigned long long)s.skips_by_limit[TICK_LIMIT_WRAP]);
+	for (unsigned cpu = 0; ncpus > 1 && cpu < cpus_online; cpu++) {
+		const struct wakeup_stats *per = &each[cpu];
+		kprintf("cpu %u: ", cpu);
+		print_count_rate_halted(per->wakeups, per->idle_ns, now - per->since_ns, 1);
+		if (per->ncauses) {
+			kprintf(", most often ");
+			print_cause(&per->causes[0]);
+		}
+		kprintf("\n");
+	}
 	return 0;
 }
 
 /* ---------------------------------------------------------- idle */
 
+/* Each CPU's wakeups, halted time and longest sleep in the window, and
+ * whether it is asleep (a sleep not yet ended, counted so far). */
+struct idle_mark { uint64_t wakeups, idle_ns, max_sleep_ns; unsigned asleep; };
+
+static void idle_mark(struct idle_mark *m, uint64_t now)
+{
+	static struct wakeup_stats s;
+	for (unsigned cpu = 0; cpu < cpus_online; cpu++) {
+		wakeups_snapshot(cpu, now, &s);
+		m[cpu] = (struct idle_mark){ s.wakeups, s.idle_ns, s.window_max_sleep_ns, s.asleep };
+	}
+}
+
+/* "W wakeups (R/s), mean sleep M ms, max sleep X ms, halted H%".  The
+ * sleeps are the W that ended and the `asleep` still going on. */
+static void print_idle(uint64_t w, unsigned asleep, uint64_t idle, uint64_t max_sleep,
+                       uint64_t span, unsigned cpus)
+{
+	char num[FMT_FIXED_SIZE];
+	uint64_t sleeps = w + asleep;
+	kprintf("%llu wakeups (", (unsigned long long)w);
+	print_rate(w, span);
+	kprintf("/s), mean sleep ");
+	print_ms_1(sleeps ? idle / sleeps : 0);
+	kprintf(" ms, max sleep ");
+	print_ms_1(max_sleep);
+	uint64_t halted = span ? idle * 10000 / span / cpus : 0;      /* basis points */
+	kprintf(" ms, halted %s%%\n", fmt_fixed(num, sizeof(num), halted, 2));
+}
+
+/* idle SECONDS: the shell sleeps; then every CPU's wakeups over that
+ * window, summed (one line), and each CPU's (on several CPUs). */
 int cmd_idle(int argc, char **argv)
 {
 	uint32_t secs;
 	if (argc != 2 || parse_u32(argv[1], 1, IDLE_MAX_S, &secs) != 0)
 		return SHELL_USAGE;
-	unsigned long f = arch_irq_save();
-	uint64_t w0 = wakeup_stats.wakeups, i0 = wakeup_stats.idle_ns;
+	static struct idle_mark before[NR_CPUS], after[NR_CPUS];
 	wakeups_window_start();
 	uint64_t t0 = ktime_get_ns();
-	arch_irq_restore(f);
+	idle_mark(before, t0);
 
 	int rc = sleep_ns((uint64_t)secs * NSEC_PER_SEC);
 	if (rc == -ENOSPC) {
@@ -134,23 +203,24 @@ int cmd_idle(int argc, char **argv)
 		return rc;
 	}
 
-	f = arch_irq_save();
-	uint64_t t1 = ktime_get_ns();
-	uint64_t w = wakeup_stats.wakeups - w0, idle = wakeup_stats.idle_ns - i0;
-	uint64_t max_sleep = wakeup_stats.window_max_sleep_ns;
-	arch_irq_restore(f);
-	uint64_t span = t1 - t0;
-
+	uint64_t t1 = ktime_get_ns(), span = t1 - t0;
+	idle_mark(after, t1);
+	uint64_t w = 0, idle = 0, max_sleep = 0;
+	unsigned asleep = 0;
+	for (unsigned cpu = 0; cpu < cpus_online; cpu++) {
+		asleep += after[cpu].asleep;
+		w += after[cpu].wakeups - before[cpu].wakeups;
+		idle += after[cpu].idle_ns - before[cpu].idle_ns;
+		max_sleep = MAX(max_sleep, after[cpu].max_sleep_ns);
+	}
 	char num[FMT_FIXED_SIZE];
-	kprintf("idle %s s: %llu wakeups (", fmt_fixed(num, sizeof(num), span / NSEC_PER_MSEC, 3),
-	        (unsigned long long)w);
-	print_rate(w, span);
-	kprintf("/s), mean sleep ");
-	print_ms_1(w ? idle / w : 0);
-	kprintf(" ms, max sleep ");
-	print_ms_1(max_sleep);
-	uint64_t halted = span ? idle * 10000 / span : 0;       /* basis points */
-	kprintf(" ms, halted %s%%\n", fmt_fixed(num, sizeof(num), halted, 2));
+	kprintf("idle %s s: ", fmt_fixed(num, sizeof(num), span / NSEC_PER_MSEC, 3));
+	print_idle(w, asleep, idle, max_sleep, span, cpus_online);
+	for (unsigned cpu = 0; cpus_online > 1 && cpu < cpus_online; cpu++) {
+		kprintf("cpu %u: ", cpu);
+		print_idle(after[cpu].wakeups - before[cpu].wakeups, after[cpu].asleep,
+		           after[cpu].idle_ns - before[cpu].idle_ns, after[cpu].max_sleep_ns, span, 1);
+	}
 	return rc;
 }
 

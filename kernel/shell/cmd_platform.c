@@ -14,6 +14,7 @@
 #include "arch/smp.h"
 #include "time/tick.h"
 #include "time/timekeeping.h"
+#include "time/wakeups.h"
 
 int cmd_acpi(int argc, char **argv)
 {
@@ -86,8 +87,8 @@ int cmd_date(int argc, char **argv)
 	return 0;
 }
 
-/* One line per CPU.  wakeups: how often it halted and an interrupt woke
- * it since the last `wakeups reset` (or boot), and that per second.  The
+/* One line per CPU.  wakeups: how often an interrupt woke it since the
+ * last `wakeups reset` (or boot), and that per second (its `wakeups`).  The
  * boot CPU runs this command, so it is busy and its tick is running; an
  * AP's tick follows the boot CPU's mode and rate on its own local APIC
  * timer (stopped in tickless mode: nothing is ever due on an AP yet). */
@@ -97,7 +98,8 @@ int cmd_cpus(int argc, char **argv)
 	if (argc != 1)
 		return SHELL_USAGE;
 	timekeeping_update();
-	uint64_t span_ms = (ktime_get_ns() - cpus_reset_ns) / NSEC_PER_MSEC;
+	uint64_t now = ktime_get_ns();
+	static struct wakeup_stats w;
 	struct tick_cpu *tc = this_tick();
 	kprintf("cpu  apic  state  tick                          wakeups since reset\n");
 	for (unsigned i = 0; i < cpus_online; i++) {
@@ -110,7 +112,8 @@ int cmd_cpus(int argc, char **argv)
 			ksnprintf(tick, sizeof(tick), "%s, %s on %s",
 			          i == 0 || !t->stopped ? "running" : "stopped",
 			          tick_mode_name(t->mode), t->dev->name);
-		uint64_t n = c->halts - c->halts_at_reset;
+		wakeups_snapshot(i, now, &w);
+		uint64_t n = w.wakeups, span_ms = (now - w.since_ns) / NSEC_PER_MSEC;
 		uint64_t per_s_x10 = span_ms ? n * 10000 / span_ms : 0;
 		kprintf("%3u  %4u  %-5s  %-28s  %llu (%s/s)\n", i, c->apic_id,
 		        c->state == CPU_IDLE ? "idle" : c->state == CPU_BUSY ? "busy" : "off",

@@ -77,9 +77,11 @@ bool tick_others_busy(void);
 bool tick_others_stopped(void);
 void tick_wake_stopped_others(void);
 
-/* The CPU whose device ends every dyntick skip on several CPUs, and which
- * then wakes the others (tick_sched.c): the boot CPU.  The 2005 patch let
- * the last CPU to go idle do it (its skip_cpu). */
-#define TICK_SKIP_CPU 0
+/* The boot CPU's two jobs on several CPUs (tick_sched.c): its device ends
+ * every dyntick skip, and it then wakes the others (the 2005 patch let the
+ * last CPU to go idle do it, its skip_cpu); and its sleeps alone are cut
+ * short to read the clocksource before it wraps (Linux gives that job to
+ * the CPU that keeps time, tick_do_timer_cpu). */
+#define TICK_BOOT_CPU 0
 
 #endif

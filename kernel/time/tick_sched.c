@@ -94,9 +94,10 @@ static uint64_t stop_tick_if_worth_it(struct tick_cpu *tc, uint64_t now)
 
 	if (tc->mode == TICK_MODE_PERIODIC || tc->softirq_pending || tc->stopped)
 		return 0;               /* tick on; or work to do; or already asleep */
-	/* Dyntick on several CPUs: an AP only follows the boot CPU's skip. */
-	bool follower = tc->mode == TICK_MODE_DYNTICK && arch_nr_cpus() > 1 &&
-	                arch_this_cpu_id() != TICK_SKIP_CPU;
+	/* On several CPUs an AP leaves two jobs to the boot CPU (TICK_BOOT_CPU):
+	 * reading the clocksource in time, and in dyntick ending the skip. */
+	bool ap = arch_this_cpu_id() != TICK_BOOT_CPU;
+	bool follower = tc->mode == TICK_MODE_DYNTICK && ap;
 
 	/* 1. The next timer of either kind. */
 	if (!tick_next_timer_ns(tc, &next, &limit, &name)) {
@@ -110,10 +111,11 @@ static uint64_t stop_tick_if_worth_it(struct tick_cpu *tc, uint64_t now)
 		limit = TICK_LIMIT_DEVICE;
 		name = NULL;
 	}
-	/* 3. The clocksource must be read before it wraps twice over (in a
-	 * shared skip, the boot CPU reads it: it ends the skip). */
+	/* 3. The clocksource must be read before it wraps twice over: by the
+	 * boot CPU, which wakes for it (an AP that wakes reads it too, but
+	 * need not wake for it). */
 	limit_ns = now + timekeeping_max_idle_ns();
-	if (!follower && limit_ns > now && next > limit_ns) {
+	if (!ap && limit_ns > now && next > limit_ns) {
 		next = limit_ns;
 		limit = TICK_LIMIT_WRAP;
 		name = NULL;
@@ -124,7 +126,7 @@ static uint64_t stop_tick_if_worth_it(struct tick_cpu *tc, uint64_t now)
 		 * busy; the last CPU to go idle skips, and any CPU still
 		 * ticking skips at its next tick, when it finds all idle.
 		 * One CPU's device ends the skip and that CPU wakes the
-		 * others: in lull always the boot CPU (TICK_SKIP_CPU), so an
+		 * others: in lull always the boot CPU (TICK_BOOT_CPU), so an
 		 * AP that is last to go idle sleeps past the next event and
 		 * the boot CPU, idle and ticking, programs the skip at its
 		 * next tick.  (Were each CPU to end its own copy, the first

@@ -8,28 +8,17 @@
  *   - the tick device fired while ticking: "tick";
  *   - otherwise: the interrupt line that arrived first.
  *
- * Causes are charged for the boot CPU only: the `idle` and `wakeups`
- * commands run there, and these counters are its own (no lock).  The other
- * CPUs count their wakeups in their struct cpu (`cpus`), and their tick
- * events go to the trace with their CPU number.
+ * Each CPU charges its own wakeups, in its struct wakeup_cpu: only that
+ * CPU writes it, with interrupts off, and it holds the CPU's lock while it
+ * does, so the shell on another CPU can copy or reset it whole (64-bit
+ * counts on the i386 are two stores).
  */
 #include "kstring.h"
 #include "time/arch.h"
 #include "time/trace.h"
 #include "time/wakeups.h"
 
-struct wakeup_stats wakeup_stats;
-
-static struct {
-	bool active;
-	uint64_t enter_ns;
-	bool tick_fired;
-	bool have_irq;
-	unsigned first_vector;
-	bool skipping;
-	enum tick_limit limit;
-	const char *name;
-} cur;
+static struct wakeup_cpu *this_wakeups(void) { return arch_wakeups_of(arch_this_cpu_id()); }
 
 static const char *const kind_names[] = {
 	[WAKE_TICK] = "tick", [WAKE_TIMER] = "timer", [WAKE_HRTIMER] = "hrtimer",
@@ -41,70 +30,90 @@ const char *wakeup_kind_name(enum wakeup_kind kind) { return kind_names[kind]; }
 
 void wakeups_window_start(void)
 {
-	wakeup_stats.window_max_sleep_ns = 0;
+	for (unsigned cpu = 0; cpu < arch_nr_cpus(); cpu++) {
+		struct wakeup_cpu *w = arch_wakeups_of(cpu);
+		unsigned long f = spin_lock_irqsave(&w->lock);
+		w->stats.window_max_sleep_ns = 0;
+		spin_unlock_irqrestore(&w->lock, f);
+	}
 }
 
+/* Another CPU is asleep while the shell resets: its sleep in progress
+ * counts from the reset on. */
 void wakeups_reset(uint64_t now)
 {
-	memset(&wakeup_stats, 0, sizeof(wakeup_stats));
-	wakeup_stats.since_ns = now;
+	for (unsigned cpu = 0; cpu < arch_nr_cpus(); cpu++) {
+		struct wakeup_cpu *w = arch_wakeups_of(cpu);
+		unsigned long f = spin_lock_irqsave(&w->lock);
+		memset(&w->stats, 0, sizeof(w->stats));
+		w->stats.since_ns = now;
+		if (w->cur.active && w->cur.enter_ns < now)
+			w->cur.enter_ns = now;
+		spin_unlock_irqrestore(&w->lock, f);
+	}
 }
 
 void wakeups_idle_enter(uint64_t now)
 {
-	if (arch_this_cpu_id() != 0)
-		return;
-	cur.active = true;
-	cur.enter_ns = now;
-	cur.tick_fired = cur.have_irq = cur.skipping = false;
-	cur.name = NULL;
+	struct wakeup_cpu *w = this_wakeups();
+	spin_lock(&w->lock);
+	w->cur.active = true;
+	w->cur.enter_ns = now;
+	w->cur.tick_fired = w->cur.have_irq = w->cur.skipping = false;
+	w->cur.name = NULL;
+	spin_unlock(&w->lock);
 }
 
+/* (The sleep in progress is this CPU's alone: no lock.) */
 void wakeups_note_irq(unsigned vector)
 {
-	if (arch_this_cpu_id() != 0)
-		return;
-	if (cur.active && !cur.have_irq) {
-		cur.have_irq = true;
-		cur.first_vector = vector;
+	struct wakeup_cpu *w = this_wakeups();
+	if (w->cur.active && !w->cur.have_irq) {
+		w->cur.have_irq = true;
+		w->cur.first_vector = vector;
 	}
 }
 
 void wakeups_note_tick_event(void)
 {
-	if (arch_this_cpu_id() != 0)
-		return;
-	if (cur.active)
-		cur.tick_fired = true;
+	struct wakeup_cpu *w = this_wakeups();
+	if (w->cur.active)
+		w->cur.tick_fired = true;
 }
 
 void wakeups_note_skip(enum tick_limit limit, const char *name, uint64_t len_ns)
 {
-	if (arch_this_cpu_id() != 0)
-		return;
 	(void)len_ns;
-	cur.skipping = true;
-	cur.limit = limit;
-	cur.name = name;
-	wakeup_stats.skips_by_limit[limit]++;
+	struct wakeup_cpu *w = this_wakeups();
+	spin_lock(&w->lock);
+	w->cur.skipping = true;
+	w->cur.limit = limit;
+	w->cur.name = name;
+	w->stats.skips_by_limit[limit]++;
+	spin_unlock(&w->lock);
 }
 
-static void charge(enum wakeup_kind kind, const char *name, unsigned vector)
+static bool same_cause(const struct wakeup_cause *c, enum wakeup_kind kind, const char *name,
+                       unsigned vector)
 {
-	struct wakeup_stats *s = &wakeup_stats;
+	return c->kind == kind && c->vector == vector &&
+	       (c->name == name || (c->name && name && strcmp(c->name, name) == 0));
+}
+
+static void charge(struct wakeup_stats *s, enum wakeup_kind kind, const char *name,
+                   unsigned vector, uint64_t count)
+{
 	for (unsigned i = 0; i < s->ncauses; i++) {
-		struct wakeup_cause *c = &s->causes[i];
-		if (c->kind == kind && c->vector == vector &&
-		    (c->name == name || (c->name && name && strcmp(c->name, name) == 0))) {
-			c->count++;
+		if (same_cause(&s->causes[i], kind, name, vector)) {
+			s->causes[i].count += count;
 			return;
 		}
 	}
 	if (s->ncauses == WAKEUP_CAUSES_MAX) {
-		s->other++;
+		s->other += count;
 		return;
 	}
-	s->causes[s->ncauses++] = (struct wakeup_cause){ kind, name, vector, 1 };
+	s->causes[s->ncauses++] = (struct wakeup_cause){ kind, name, vector, count };
 }
 
 static enum wakeup_kind kind_of_limit(enum tick_limit l)
@@ -120,16 +129,18 @@ static enum wakeup_kind kind_of_limit(enum tick_limit l)
 
 void wakeups_idle_exit(uint64_t now)
 {
-	if (arch_this_cpu_id() != 0)
+	struct wakeup_cpu *w = this_wakeups();
+	struct wakeup_stats *s = &w->stats;
+	if (!w->cur.active)
 		return;
-	struct wakeup_stats *s = &wakeup_stats;
-	if (!cur.active)
-		return;
-	cur.active = false;
-	uint64_t slept = now > cur.enter_ns ? now - cur.enter_ns : 0;
+	spin_lock(&w->lock);
+	w->cur.active = false;
+	uint64_t slept = now > w->cur.enter_ns ? now - w->cur.enter_ns : 0;
 	s->idle_ns += slept;
-	if (!cur.tick_fired && !cur.have_irq)
+	if (!w->cur.tick_fired && !w->cur.have_irq) {
+		spin_unlock(&w->lock);
 		return;                 /* woke for no interrupt (one was pending) */
+	}
 	s->wakeups++;
 	if (slept > s->max_sleep_ns)
 		s->max_sleep_ns = slept;
@@ -137,14 +148,15 @@ void wakeups_idle_exit(uint64_t now)
 		s->window_max_sleep_ns = slept;
 	enum wakeup_kind kind;
 	const char *name = NULL;
-	if (cur.tick_fired && cur.skipping) {
-		kind = kind_of_limit(cur.limit);
-		name = cur.name;
+	if (w->cur.tick_fired && w->cur.skipping) {
+		kind = kind_of_limit(w->cur.limit);
+		name = w->cur.name;
 	} else {
-		kind = cur.tick_fired ? WAKE_TICK : WAKE_IRQ;
+		kind = w->cur.tick_fired ? WAKE_TICK : WAKE_IRQ;
 	}
-	unsigned vector = kind == WAKE_IRQ ? cur.first_vector : 0;
-	charge(kind, name, vector);
+	unsigned vector = kind == WAKE_IRQ ? w->cur.first_vector : 0;
+	charge(s, kind, name, vector, 1);
+	spin_unlock(&w->lock);
 	if (trace_on()) {
 		struct trace_event e = { .t_ns = now, .kind = TRACE_IDLE_EXIT, .cause = kind,
 		                         .vector = (uint16_t)vector, .name = name };
@@ -189,19 +201,85 @@ uint64_t wakeups_rate_centi(uint64_t count, uint64_t span_ns)
 	return span_ns ? mul_div_u64(count, 100 * NSEC_PER_SEC, span_ns) : 0;
 }
 
-void wakeups_snapshot(struct wakeup_stats *out)
+/* Add one CPU's counts to a sum. */
+static void add_stats(struct wakeup_stats *sum, const struct wakeup_stats *s)
 {
-	unsigned long f = arch_irq_save();
-	*out = wakeup_stats;
-	arch_irq_restore(f);
-	/* Insertion sort, most frequent first: at most 32 entries. */
-	for (unsigned i = 1; i < out->ncauses; i++) {
-		struct wakeup_cause c = out->causes[i];
+	sum->wakeups += s->wakeups;
+	sum->idle_ns += s->idle_ns;
+	sum->other += s->other;
+	sum->asleep += s->asleep;
+	if (s->max_sleep_ns > sum->max_sleep_ns)
+		sum->max_sleep_ns = s->max_sleep_ns;
+	if (s->window_max_sleep_ns > sum->window_max_sleep_ns)
+		sum->window_max_sleep_ns = s->window_max_sleep_ns;
+	for (unsigned l = 0; l < TICK_LIMIT_COUNT; l++)
+		sum->skips_by_limit[l] += s->skips_by_limit[l];
+	for (unsigned i = 0; i < s->ncauses; i++)
+		charge(sum, s->causes[i].kind, s->causes[i].name, s->causes[i].vector,
+		       s->causes[i].count);
+}
+
+/* Most frequent first (insertion sort: at most 32 entries). */
+static void sort_causes(struct wakeup_stats *s)
+{
+	for (unsigned i = 1; i < s->ncauses; i++) {
+		struct wakeup_cause c = s->causes[i];
 		unsigned j = i;
-		while (j > 0 && out->causes[j - 1].count < c.count) {
-			out->causes[j] = out->causes[j - 1];
+		while (j > 0 && s->causes[j - 1].count < c.count) {
+			s->causes[j] = s->causes[j - 1];
 			j--;
 		}
-		out->causes[j] = c;
+		s->causes[j] = c;
+	}
+}
+
+/* CPU `cpu`'s counts at `now`, its sleep in progress counted so far. */
+static void copy_cpu(unsigned cpu, uint64_t now, struct wakeup_stats *out)
+{
+	struct wakeup_cpu *w = arch_wakeups_of(cpu);
+	unsigned long f = spin_lock_irqsave(&w->lock);
+	*out = w->stats;
+	if (w->cur.active && now > w->cur.enter_ns) {
+		uint64_t so_far = now - w->cur.enter_ns;
+		out->idle_ns += so_far;
+		out->max_sleep_ns = MAX(out->max_sleep_ns, so_far);
+		out->window_max_sleep_ns = MAX(out->window_max_sleep_ns, so_far);
+		out->asleep = 1;
+	}
+	spin_unlock_irqrestore(&w->lock, f);
+}
+
+/* The sum into `sum`; each CPU's copy into each[cpu], or all into `one`. */
+static void snapshot_sum(uint64_t now, struct wakeup_stats *sum, struct wakeup_stats *each,
+                         struct wakeup_stats *one)
+{
+	memset(sum, 0, sizeof(*sum));
+	for (unsigned c = 0; c < arch_nr_cpus(); c++) {
+		struct wakeup_stats *copy = each ? &each[c] : one;
+		copy_cpu(c, now, copy);
+		add_stats(sum, copy);
+		if (c == 0)
+			sum->since_ns = copy->since_ns;
+		sort_causes(copy);
+	}
+	sort_causes(sum);
+}
+
+void wakeups_snapshot_each(uint64_t now, struct wakeup_stats *sum, struct wakeup_stats *each)
+{
+	snapshot_sum(now, sum, each, NULL);
+}
+
+void wakeups_snapshot(unsigned cpu, uint64_t now, struct wakeup_stats *out)
+{
+	if (cpu == WAKEUPS_ALL_CPUS) {
+		static struct wakeup_stats one;         /* (large for a stack) */
+		static spinlock_t one_lock = SPINLOCK_INIT;
+		unsigned long f = spin_lock_irqsave(&one_lock);
+		snapshot_sum(now, out, NULL, &one);
+		spin_unlock_irqrestore(&one_lock, f);
+	} else {
+		copy_cpu(cpu, now, out);
+		sort_causes(out);
 	}
 }

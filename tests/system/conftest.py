@@ -94,6 +94,9 @@ class Lull:
         self.child.delaybeforesend = None
         self.monitor_path = None
         self.started = time.monotonic()
+        # The CPUs it boots with (-smp N or -smp cpus=N,...; LULL_SMP adds one).
+        smp = args[args.index("-smp") + 1] if "-smp" in args else "1"
+        self.cpus = int(re.match(r"(?:cpus=)?(\d+)", smp).group(1))
 
     # -- console ---------------------------------------------------------
     def _wait(self, how, pattern, timeout):
@@ -186,6 +189,24 @@ class Lull:
         if self.child.isalive():
             self.child.terminate(force=True)
         self.logf.close()
+
+
+# `idle` and `wakeups` on several CPUs report every CPU summed, then each
+# (docs/smp.md).  A test of one CPU's behaviour looks at the boot CPU's.
+def boot_cpu_idle(out):
+    """`idle`'s output with its first line for the boot CPU alone: on one
+    CPU as it is; on several, the first line's span with the figures of
+    the `cpu 0:` line (the first line sums every CPU's)."""
+    m = re.search(r"^cpu 0: (.*?)\r?$", out, re.M)
+    if not m:
+        return out
+    return re.sub(r"^(idle [\d.]+ s: ).*?(\r?)$", lambda h: h.group(1) + m.group(1) + h.group(2),
+                  out, count=1, flags=re.M)
+
+
+def boot_cpu_wakeups(vm):
+    """The `wakeups` command that shows the boot CPU's causes alone."""
+    return "wakeups" if vm.cpus == 1 else "wakeups 0"
 
 
 def qemu_args(elf=ELF, iso=None, append=None, machine=None, cpu=None,

@@ -6,6 +6,7 @@ import time
 
 import pytest
 
+from conftest import boot_cpu_idle, boot_cpu_wakeups
 from test_time import assert_runs_at_host_rate, uptime
 
 IDLE_RE = re.compile(r"idle (\d+\.\d+) s: (\d+) wakeups \((\d+\.\d+)/s\), mean sleep "
@@ -13,7 +14,7 @@ IDLE_RE = re.compile(r"idle (\d+\.\d+) s: (\d+) wakeups \((\d+\.\d+)/s\), mean s
 
 
 def idle(vm, seconds):
-    out = vm.cmd(f"idle {seconds}", timeout=seconds + 20)
+    out = boot_cpu_idle(vm.cmd(f"idle {seconds}", timeout=seconds + 20))
     m = IDLE_RE.search(out)
     assert m, out
     return float(m.group(3)), m
@@ -157,7 +158,7 @@ def test_dyntick_on_pit_wakes_hz_over_max_skip(boot):
     # and the tick that catches up after it; allowed.  Skipping 12 ticks
     # would be 63, 14 ticks 54.
     assert 58 <= int(m.group(2)) <= 61, m.group(0)
-    assert re.search(r"limit: device max", vm.cmd("wakeups"))
+    assert re.search(r"limit: device max", vm.cmd(boot_cpu_wakeups(vm)))
 
 
 @pytest.mark.parametrize("device", ["lapic", "hpet"])
@@ -234,7 +235,7 @@ def test_a_100ms_timer_gives_10_wakeups_a_second(boot, append):
     # one fewer for where in a period it began.  A 90 ms or 110 ms timer
     # would be 34 or 28.
     assert 30 <= int(m.group(2)) <= 31, m.group(0)
-    out = vm.cmd("wakeups")
+    out = vm.cmd(boot_cpu_wakeups(vm))
     top = re.search(r"^\s+(\d+)\s+[\d.]+\s+(.*)$", out, re.M)
     assert top.group(2).strip() == "timer: every", out
 
@@ -457,14 +458,16 @@ def test_latency_tickless_beats_periodic(boot):
 def test_trace_csv_counts_ticks(boot):
     vm = boot(append="tick=periodic", icount=4)
     out = vm.cmd("trace 2", timeout=20)
-    assert re.search(r"^# trace: mode=periodic .* cpus=1 ", out, re.M), out[:300]
+    assert re.search(rf"^# trace: mode=periodic .* cpus={vm.cpus} ", out, re.M), out[:300]
     assert "t_ns,cpu,event,cause,skip_ticks,sleep_ns,name" in out
-    irqs = re.findall(r"^(\d+),0,timer_irq,", out, re.M)
-    # 2 s at 250 Hz of virtual time: 500 ticks, or 501 with one at each
-    # end (501 seen); on virtual time no host stall drops one.
-    assert 500 <= len(irqs) <= 501, len(irqs)
-    ts = [int(t) for t in re.findall(r"^(\d+),", out, re.M)]
-    assert ts == sorted(ts)
+    for cpu in range(vm.cpus):
+        irqs = re.findall(rf"^(\d+),{cpu},timer_irq,", out, re.M)
+        # 2 s at 250 Hz of virtual time: 500 ticks, or 501 with one at
+        # each end (501 seen); on virtual time no host stall drops one.
+        assert 500 <= len(irqs) <= 501, (cpu, len(irqs))
+        # Each CPU's events in its own time order (CPUs interleave).
+        ts = [int(t) for t in re.findall(rf"^(\d+),{cpu},", out, re.M)]
+        assert ts == sorted(ts), cpu
 
 
 def test_trace_marks_each_event_with_its_cpu(boot):

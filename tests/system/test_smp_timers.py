@@ -72,7 +72,7 @@ def test_stress_from_every_cpu_at_once(boot):
 def test_stress_round_robin_and_one_cpu(boot):
     vm = boot(extra=["-smp", "2"], icount=4)
     check_stress(vm.cmd("stress 2", timeout=60), 2)
-    vm = boot()
+    vm = boot(extra=["-smp", "1"])
     check_stress(vm.cmd("stress 1", timeout=60), 1)
 
 

@@ -22,6 +22,7 @@
 #include "time/hrtimer.h"
 #include "time/tick.h"
 #include "time/timer.h"
+#include "time/wakeups.h"
 #include "host_test.h"
 
 /* Per thread: each host thread in tests/unit/test_spinlock.c is a CPU,
@@ -35,6 +36,7 @@ struct host_cpu {
 	struct tick_cpu tick;
 	struct timer_base timers;
 	struct hrtimer_base hrtimers;
+	struct wakeup_cpu wakeups;
 };
 static struct host_cpu host_cpus[HOST_MAX_CPUS];
 unsigned host_nr_cpus = 1;
@@ -58,6 +60,7 @@ unsigned arch_nr_cpus(void) { return host_nr_cpus; }
 struct tick_cpu *arch_tick_of(unsigned cpu) { return &host_cpu(cpu)->tick; }
 struct timer_base *arch_timer_base(unsigned cpu) { return &host_cpu(cpu)->timers; }
 struct hrtimer_base *arch_hrtimer_base(unsigned cpu) { return &host_cpu(cpu)->hrtimers; }
+struct wakeup_cpu *arch_wakeups_of(unsigned cpu) { return &host_cpu(cpu)->wakeups; }
 
 /* The kick's vector in the host tests: the kernel's IPI vector. */
 bool arch_vector_is_kick(unsigned vector) { return vector == 0xF1; }

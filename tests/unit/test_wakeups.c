@@ -5,7 +5,8 @@
  * interrupts and the skip noted while idle, idle exit): the time halted,
  * each wakeup charged to exactly one cause, the longest sleep overall and
  * in a window, reset, the causes table overflowing into "other", skips
- * counted by what chose their length, the sorted snapshot and the trace.
+ * counted by what chose their length, the sorted snapshot, the trace, and
+ * two CPUs each counting their own, summed.
  *
  * The rate arithmetic: wakeups_rate_centi() against an exact 128-bit
  * reference, at the extremes of both inputs (count near 2^64, spans of 1 ns
@@ -18,10 +19,14 @@
 #include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
+#include "time/arch.h"
 #include "time/trace.h"
 #include "time/wakeups.h"
 
 #include "host_test.h"
+
+/* The boot CPU's counts, which every test but the SMP one looks at. */
+#define boot_stats (arch_wakeups_of(0)->stats)
 
 /* ------------------------------------------------------------ accounting */
 
@@ -64,8 +69,8 @@ static void sleep_until_irq(uint64_t from, uint64_t to, unsigned vector)
 static const struct wakeup_cause *find_cause(enum wakeup_kind kind, const char *name,
                                              unsigned vector)
 {
-	for (unsigned i = 0; i < wakeup_stats.ncauses; i++) {
-		const struct wakeup_cause *c = &wakeup_stats.causes[i];
+	for (unsigned i = 0; i < boot_stats.ncauses; i++) {
+		const struct wakeup_cause *c = &boot_stats.causes[i];
 		if (c->kind == kind && c->vector == vector &&
 		    (c->name == name || (c->name && name && strcmp(c->name, name) == 0)))
 			return c;
@@ -82,40 +87,40 @@ static uint64_t count_of(enum wakeup_kind kind, const char *name, unsigned vecto
 /* Every counted wakeup sits in exactly one place: a cause, or "other". */
 static void assert_all_charged(void)
 {
-	uint64_t sum = wakeup_stats.other;
-	for (unsigned i = 0; i < wakeup_stats.ncauses; i++)
-		sum += wakeup_stats.causes[i].count;
-	assert_int_equal(sum, wakeup_stats.wakeups);
+	uint64_t sum = boot_stats.other;
+	for (unsigned i = 0; i < boot_stats.ncauses; i++)
+		sum += boot_stats.causes[i].count;
+	assert_int_equal(sum, boot_stats.wakeups);
 }
 
 static void test_idle_time_and_wakeups(void **state)
 {
 	(void)state;
 	wakeups_reset(1000);
-	assert_int_equal(wakeup_stats.since_ns, 1000);
+	assert_int_equal(boot_stats.since_ns, 1000);
 	sleep_until_tick(2000, 6000, TICK_LIMIT_NONE, NULL);
-	assert_int_equal(wakeup_stats.wakeups, 1);
-	assert_int_equal(wakeup_stats.idle_ns, 4000);
-	assert_int_equal(wakeup_stats.max_sleep_ns, 4000);
+	assert_int_equal(boot_stats.wakeups, 1);
+	assert_int_equal(boot_stats.idle_ns, 4000);
+	assert_int_equal(boot_stats.max_sleep_ns, 4000);
 
 	/* Halted, but no interrupt came (one was already pending at the hlt):
 	 * idle time, not a wakeup. */
 	wakeups_idle_enter(10000);
 	wakeups_idle_exit(10500);
-	assert_int_equal(wakeup_stats.wakeups, 1);
-	assert_int_equal(wakeup_stats.idle_ns, 4500);
-	assert_int_equal(wakeup_stats.ncauses, 1);
+	assert_int_equal(boot_stats.wakeups, 1);
+	assert_int_equal(boot_stats.idle_ns, 4500);
+	assert_int_equal(boot_stats.ncauses, 1);
 
 	/* A second exit with no enter between counts nothing. */
 	wakeups_idle_exit(20000);
-	assert_int_equal(wakeup_stats.idle_ns, 4500);
-	assert_int_equal(wakeup_stats.wakeups, 1);
+	assert_int_equal(boot_stats.idle_ns, 4500);
+	assert_int_equal(boot_stats.wakeups, 1);
 
 	/* An exit stamped before its enter slept 0 ns; the wakeup counts. */
 	sleep_until_tick(30000, 29000, TICK_LIMIT_NONE, NULL);
-	assert_int_equal(wakeup_stats.wakeups, 2);
-	assert_int_equal(wakeup_stats.idle_ns, 4500);
-	assert_int_equal(wakeup_stats.max_sleep_ns, 4000);
+	assert_int_equal(boot_stats.wakeups, 2);
+	assert_int_equal(boot_stats.idle_ns, 4500);
+	assert_int_equal(boot_stats.max_sleep_ns, 4000);
 	assert_all_charged();
 }
 
@@ -159,9 +164,9 @@ static void test_each_wakeup_charged_to_one_cause(void **state)
 	sleep_until_irq(0, 1000, VEC_UART);
 	assert_int_equal(count_of(WAKE_IRQ, NULL, VEC_UART), 2);
 
-	assert_int_equal(wakeup_stats.ncauses, 7);
-	assert_int_equal(wakeup_stats.wakeups, 9);
-	assert_int_equal(wakeup_stats.other, 0);
+	assert_int_equal(boot_stats.ncauses, 7);
+	assert_int_equal(boot_stats.wakeups, 9);
+	assert_int_equal(boot_stats.other, 0);
 	assert_all_charged();
 }
 
@@ -170,23 +175,23 @@ static void test_window_max_sleep(void **state)
 	(void)state;
 	sleep_until_tick(0, 5000000, TICK_LIMIT_NONE, NULL);
 	sleep_until_irq(10000000, 13000000, VEC_UART);
-	assert_int_equal(wakeup_stats.max_sleep_ns, 5000000);
-	assert_int_equal(wakeup_stats.window_max_sleep_ns, 5000000);
+	assert_int_equal(boot_stats.max_sleep_ns, 5000000);
+	assert_int_equal(boot_stats.window_max_sleep_ns, 5000000);
 
 	/* A new window (the `idle` command) forgets its own maximum only. */
 	wakeups_window_start();
-	assert_int_equal(wakeup_stats.window_max_sleep_ns, 0);
+	assert_int_equal(boot_stats.window_max_sleep_ns, 0);
 	sleep_until_tick(20000000, 22000000, TICK_LIMIT_NONE, NULL);
-	assert_int_equal(wakeup_stats.window_max_sleep_ns, 2000000);
-	assert_int_equal(wakeup_stats.max_sleep_ns, 5000000);
+	assert_int_equal(boot_stats.window_max_sleep_ns, 2000000);
+	assert_int_equal(boot_stats.max_sleep_ns, 5000000);
 	/* A halt no interrupt ended is no sleep to measure. */
 	wakeups_idle_enter(30000000);
 	wakeups_idle_exit(130000000);
-	assert_int_equal(wakeup_stats.window_max_sleep_ns, 2000000);
-	assert_int_equal(wakeup_stats.max_sleep_ns, 5000000);
+	assert_int_equal(boot_stats.window_max_sleep_ns, 2000000);
+	assert_int_equal(boot_stats.max_sleep_ns, 5000000);
 	sleep_until_tick(200000000, 207000000, TICK_LIMIT_TIMER, "blink");
-	assert_int_equal(wakeup_stats.window_max_sleep_ns, 7000000);
-	assert_int_equal(wakeup_stats.max_sleep_ns, 7000000);
+	assert_int_equal(boot_stats.window_max_sleep_ns, 7000000);
+	assert_int_equal(boot_stats.max_sleep_ns, 7000000);
 }
 
 static void test_reset_forgets_everything(void **state)
@@ -200,18 +205,18 @@ static void test_reset_forgets_everything(void **state)
 	sleep_until_tick(0, 1000, TICK_LIMIT_WRAP, NULL);
 	wakeups_window_start();
 	sleep_until_irq(0, 500, VEC_UART);
-	assert_int_not_equal(wakeup_stats.other, 0);
+	assert_int_not_equal(boot_stats.other, 0);
 
 	wakeups_reset(12345);
 	static struct wakeup_stats want;
 	memset(&want, 0, sizeof(want));
 	want.since_ns = 12345;
-	assert_memory_equal(&wakeup_stats, &want, sizeof(want));
+	assert_memory_equal(&boot_stats, &want, sizeof(want));
 	/* And counting starts afresh. */
 	sleep_until_tick(20000, 21000, TICK_LIMIT_NONE, NULL);
-	assert_int_equal(wakeup_stats.wakeups, 1);
-	assert_int_equal(wakeup_stats.ncauses, 1);
-	assert_int_equal(wakeup_stats.idle_ns, 1000);
+	assert_int_equal(boot_stats.wakeups, 1);
+	assert_int_equal(boot_stats.ncauses, 1);
+	assert_int_equal(boot_stats.idle_ns, 1000);
 }
 
 static void test_causes_table_overflows_into_other(void **state)
@@ -222,21 +227,21 @@ static void test_causes_table_overflows_into_other(void **state)
 		snprintf(names[i], sizeof(names[i]), "t%u", i);
 		sleep_until_tick(0, 1000, TICK_LIMIT_TIMER, names[i]);
 	}
-	assert_int_equal(wakeup_stats.ncauses, WAKEUP_CAUSES_MAX);
-	assert_int_equal(wakeup_stats.other, 0);
+	assert_int_equal(boot_stats.ncauses, WAKEUP_CAUSES_MAX);
+	assert_int_equal(boot_stats.other, 0);
 
 	/* The table is full: a new timer, and a new line, go to "other". */
 	snprintf(names[WAKEUP_CAUSES_MAX], sizeof(names[0]), "t%u", WAKEUP_CAUSES_MAX);
 	sleep_until_tick(0, 1000, TICK_LIMIT_TIMER, names[WAKEUP_CAUSES_MAX]);
 	sleep_until_irq(0, 1000, VEC_UART);
-	assert_int_equal(wakeup_stats.ncauses, WAKEUP_CAUSES_MAX);
-	assert_int_equal(wakeup_stats.other, 2);
+	assert_int_equal(boot_stats.ncauses, WAKEUP_CAUSES_MAX);
+	assert_int_equal(boot_stats.other, 2);
 	assert_null(find_cause(WAKE_IRQ, NULL, VEC_UART));
 	/* A cause already in the table still counts there. */
 	sleep_until_tick(0, 1000, TICK_LIMIT_TIMER, names[5]);
 	assert_int_equal(count_of(WAKE_TIMER, names[5], 0), 2);
-	assert_int_equal(wakeup_stats.other, 2);
-	assert_int_equal(wakeup_stats.wakeups, WAKEUP_CAUSES_MAX + 3);
+	assert_int_equal(boot_stats.other, 2);
+	assert_int_equal(boot_stats.wakeups, WAKEUP_CAUSES_MAX + 3);
 	assert_all_charged();
 }
 
@@ -262,9 +267,9 @@ static void test_skips_counted_by_limit(void **state)
 		[TICK_LIMIT_DEVICE] = 2, [TICK_LIMIT_WRAP] = 1,
 	};
 	for (unsigned l = 0; l < TICK_LIMIT_COUNT; l++)
-		if (wakeup_stats.skips_by_limit[l] != want[l])
+		if (boot_stats.skips_by_limit[l] != want[l])
 			fail_msg("skips by limit %u: %llu, want %llu", l,
-			         (unsigned long long)wakeup_stats.skips_by_limit[l],
+			         (unsigned long long)boot_stats.skips_by_limit[l],
 			         (unsigned long long)want[l]);
 }
 
@@ -279,7 +284,7 @@ static void test_snapshot_most_frequent_first(void **state)
 	sleep_until_irq(0, 1000, VEC_KBD);
 
 	static struct wakeup_stats snap;
-	wakeups_snapshot(&snap);
+	wakeups_snapshot(0, 0, &snap);
 	assert_false(host_irqs_disabled);
 	assert_int_equal(snap.ncauses, 4);
 	assert_int_equal(snap.causes[0].kind, WAKE_TIMER);
@@ -288,9 +293,74 @@ static void test_snapshot_most_frequent_first(void **state)
 	/* Equal counts keep the order they were first seen in. */
 	assert_int_equal(snap.causes[2].vector, VEC_UART);
 	assert_int_equal(snap.causes[3].vector, VEC_KBD);
-	assert_int_equal(snap.wakeups, wakeup_stats.wakeups);
+	assert_int_equal(snap.wakeups, boot_stats.wakeups);
 	/* The live table is not reordered. */
-	assert_int_equal(wakeup_stats.causes[0].vector, VEC_UART);
+	assert_int_equal(boot_stats.causes[0].vector, VEC_UART);
+}
+
+/* Two CPUs: each charges its own wakeups; a snapshot gives one CPU's or
+ * the sum (the same cause on both CPUs is one line); a sleep in progress
+ * counts up to the snapshot's `now`; a reset starts both afresh, a sleep
+ * in progress from the reset on. */
+static void test_each_cpu_counts_its_own(void **state)
+{
+	(void)state;
+	host_nr_cpus = 2;
+	wakeups_reset(0);
+	sleep_until_tick(0, 4000, TICK_LIMIT_NONE, NULL);               /* CPU 0 */
+	sleep_until_irq(5000, 6000, VEC_UART);
+	host_cpu_id = 1;
+	sleep_until_tick(0, 3000, TICK_LIMIT_NONE, NULL);
+	sleep_until_tick(3000, 10000, TICK_LIMIT_TIMER, "blink");
+	sleep_until_tick(10000, 11000, TICK_LIMIT_NONE, NULL);
+	wakeups_idle_enter(20000);                      /* asleep from 20 us on */
+	host_cpu_id = 0;
+
+	static struct wakeup_stats one, all;
+	wakeups_snapshot(0, 30000, &one);
+	assert_int_equal(one.wakeups, 2);
+	assert_int_equal(one.idle_ns, 5000);
+	wakeups_snapshot(1, 30000, &one);
+	assert_int_equal(one.wakeups, 3);
+	assert_int_equal(one.idle_ns, 3000 + 7000 + 1000 + 10000);      /* 10 us so far */
+	assert_int_equal(one.max_sleep_ns, 10000);
+	assert_int_equal(one.asleep, 1);
+	assert_int_equal(one.causes[0].kind, WAKE_TICK);
+	assert_int_equal(one.causes[0].count, 2);
+	wakeups_snapshot(WAKEUPS_ALL_CPUS, 30000, &all);
+	assert_int_equal(all.wakeups, 5);
+	assert_int_equal(all.idle_ns, 5000 + 21000);
+	assert_int_equal(all.max_sleep_ns, 10000);
+	assert_int_equal(all.asleep, 1);
+	assert_int_equal(all.ncauses, 3);               /* tick, blink, uart */
+	assert_int_equal(all.causes[0].kind, WAKE_TICK);
+	assert_int_equal(all.causes[0].count, 3);
+	assert_int_equal(all.skips_by_limit[TICK_LIMIT_TIMER], 1);
+	/* CPU 0's table is CPU 0's alone. */
+	assert_int_equal(boot_stats.wakeups, 2);
+	/* The sum and each CPU's from the same copies. */
+	static struct wakeup_stats sum, each[2];
+	wakeups_snapshot_each(30000, &sum, each);
+	assert_memory_equal(&sum, &all, sizeof(sum));
+	assert_int_equal(each[0].wakeups, 2);
+	assert_int_equal(each[1].wakeups, 3);
+	assert_int_equal(each[1].causes[0].count, 2);           /* sorted */
+
+	/* Reset while CPU 1 sleeps: its sleep counts from the reset. */
+	wakeups_reset(50000);
+	wakeups_snapshot(1, 50000, &one);
+	assert_int_equal(one.wakeups, 0);
+	assert_int_equal(one.idle_ns, 0);
+	assert_int_equal(one.since_ns, 50000);
+	host_cpu_id = 1;
+	wakeups_note_irq(VEC_KBD);
+	wakeups_idle_exit(60000);
+	host_cpu_id = 0;
+	wakeups_snapshot(WAKEUPS_ALL_CPUS, 70000, &all);
+	assert_int_equal(all.wakeups, 1);
+	assert_int_equal(all.idle_ns, 10000);
+	assert_int_equal(all.since_ns, 50000);
+	host_nr_cpus = 1;
 }
 
 /* The shell prints these words (`wakeups`). */
@@ -413,6 +483,7 @@ int main(void)
 		cmocka_unit_test_setup(test_causes_table_overflows_into_other, fresh),
 		cmocka_unit_test_setup(test_skips_counted_by_limit, fresh),
 		cmocka_unit_test_setup(test_snapshot_most_frequent_first, fresh),
+		cmocka_unit_test_setup(test_each_cpu_counts_its_own, fresh),
 		cmocka_unit_test(test_kind_names),
 		cmocka_unit_test_setup(test_idle_exit_traced, fresh),
 		cmocka_unit_test(test_everyday_rates),
