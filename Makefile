@@ -51,7 +51,7 @@ OBJS     := $(patsubst %.c,$(BUILD)/%.o,$(C_SRCS)) $(patsubst %.asm,$(BUILD)/%.o
 # Rebuild everything when HZ changes: it is baked into the objects.
 HZ_STAMP := $(BUILD)/.hz-$(HZ)
 
-.PHONY: all iso run debug test unit system clean deps bench bench-timers FORCE
+.PHONY: all iso run debug test test-smp unit system clean deps bench bench-timers FORCE
 all: $(BUILD)/lull.elf $(BUILD)/lull.asm $(BUILD)/lull.sym
 
 # Tools.  On Debian/Ubuntu the first step of a build installs the missing
@@ -196,6 +196,14 @@ system: $(BUILD)/lull.elf $(BUILD)/lull.iso
 test: all iso
 	$(MAKE) --no-print-directory unit
 	$(MAKE) --no-print-directory system
+
+# The whole system suite again on 2 and on 4 CPUs: every boot that names
+# no CPU count gets -smp N (LULL_SMP, tests/system/conftest.py).  Not part
+# of `make test`, which runs the SMP tests on 1, 2, 4 and 8 CPUs and every
+# other test on one: this would triple its time (docs/smp.md).
+test-smp: all iso
+	LULL_SMP=2 $(MAKE) --no-print-directory system
+	LULL_SMP=4 $(MAKE) --no-print-directory system
 
 # ---------------------------------------------------------------- bench
 # Results in $(BUILD)/bench/: results.md, results.csv, *.png, logs/; the

@@ -300,8 +300,11 @@ def test_timer_armed_from_irq_during_long_skip_fires_on_time(boot, append):
     # Jiffy timers count from the current tick's start: up to one tick
     # (4 ms) sooner than 500 ms after arming, never later; 500 us either
     # side for the instructions between the interrupt and the readings
-    # (498.3-499.7 ms seen).
-    assert 500_000 - 4_000 - 500 <= us <= 500_000 + 500, us
+    # (498.3-499.7 ms seen).  On several CPUs -icount runs them in turn
+    # in one thread, and the virtual clock runs on while the others take
+    # theirs: up to a tick more (501.8 ms seen, periodic on 4 CPUs).
+    late = 500 if vm.cpus == 1 else 500 + 4_000
+    assert 500_000 - 4_000 - 500 <= us <= 500_000 + late, us
 
 
 @pytest.mark.parametrize("append", ["tick=periodic", "tick=dyntick", "tick=tickless",
@@ -392,12 +395,17 @@ def test_runtime_switches_in_every_order(boot):
         assert all(n == 0 for name, n in grew.items() if name != device), (step, grew)
         if mode == "periodic":
             assert hz * 0.85 <= rate <= hz * 1.05, (step, m.group(0))
-        elif device == "pit":
-            # The PIT holds 55 ms: ~18 wakeups/s at most skip, plus the 200 ms timer.
-            assert 15 <= rate <= 27, (step, m.group(0))
         else:
-            # Only the 200 ms timer (and the idle window's own end) wakes it.
-            assert 4 <= rate <= 8, (step, m.group(0))
+            # The PIT holds 55 ms: ~18 wakeups/s at most skip, plus the
+            # 200 ms timer; on the others only the 200 ms timer (and the
+            # idle window's own end) wakes it.  On several CPUs in dyntick
+            # the boot CPU, having kicked the others awake as it woke (the
+            # 2005 rule), may find them still busy when it goes idle: it
+            # ticks once more before it skips (13 seen for 8 on 4 CPUs).
+            low, high = (15, 27) if device == "pit" else (4, 8)
+            if vm.cpus > 1 and mode == "dyntick":
+                high *= 2
+            assert low <= rate <= high, (step, m.group(0))
     vm.cmd("wakeups reset")
     rate, _ = idle(vm, 2)
     assert 4 <= rate <= 6.5, rate   # the 200 ms timer survived it all
