@@ -91,7 +91,7 @@ int cmd_date(int argc, char **argv)
  * last `wakeups reset` (or boot), and that per second (its `wakeups`).  The
  * boot CPU runs this command, so it is busy and its tick is running; an
  * AP's tick follows the boot CPU's mode and rate on its own local APIC
- * timer (stopped in tickless mode: nothing is ever due on an AP yet). */
+ * timer, stopped while it sleeps by the mode's rule (docs/smp.md). */
 int cmd_cpus(int argc, char **argv)
 {
 	UNUSED(argv);
