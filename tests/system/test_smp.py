@@ -250,27 +250,36 @@ def test_idle_and_wakeups_report_each_cpu_and_the_sum(boot):
 @pytest.mark.parametrize("mode", ["dyntick", "tickless"])
 def test_only_the_boot_cpu_wakes_for_the_clocksource_wrap(boot, mode):
     """The 24-bit PM timer wraps every 4.69 s, so someone must read it every
-    2.34 s (test_time's one-CPU check): the boot CPU, 26 or 27 times in an
+    2.34 s (test_time's one-CPU check): the boot CPU, 25 or 26 times in an
     idle minute under icount (by where in a 2.34 s period the window
-    starts) and once for the window's end.  An idle AP need not wake for
-    it: in tickless it sleeps on (0 wakeups; 27 seen if each CPU keeps the
-    limit), in dyntick the boot CPU's wake-up kicks it (as often, all by
-    the IPI: the AP's own device, a tick later, never fires first)."""
+    starts).  An idle AP need not wake for it: in tickless it sleeps on (0
+    wakeups; 27 seen if each CPU keeps the limit), in dyntick the boot
+    CPU's wake-up kicks it (as often, by the IPI: the AP's own device, a
+    tick later, never fires first).  In dyntick a CPU may also tick once
+    after a wake, while the others are still busy (the 2005 rule; 29
+    wakeups seen on the boot CPU), so there the causes are counted."""
     vm = boot(append=f"tick={mode} clocksource=acpi_pm", extra=["-smp", "4"], icount=4)
     vm.send("wakeups reset\ridle 60\rwakeups 0\rwakeups 1\r")
     _, idle, w0, w1 = (vm.wait_prompt(60).replace("\r", "") for _ in range(4))
     n, longest = idle_line(idle, 0)
-    assert 26 <= n <= 28 and 2300 <= longest <= 2400, idle
-    assert "limit: clocksource wrap" in w0, w0
+    assert 2300 <= longest <= 2400, idle
+    causes = {c: int(k) for k, c in CAUSE.findall(w0)}
+    assert 25 <= causes.get("limit: clocksource wrap", 0) <= 27, w0
+    # Besides: the window's end, our typing, the TSC's second calibration
+    # a second after boot, a tick (in dyntick, the extra ticks).
+    assert set(causes) <= {"limit: clocksource wrap", "hrtimer: sleep", "irq 0x24 (uart)", "tick",
+                           "timer: tsc-refine"}, w0
+    if mode == "tickless":
+        assert n <= 29, (idle, w0)
     for cpu in (1, 2, 3):
         n, longest = idle_line(idle, cpu)
         if mode == "tickless":
             assert n == 0, idle
         else:
-            assert 25 <= n <= 28, idle
+            assert 25 <= n <= 2 * 28, idle
     if mode == "dyntick":
         # Kicked, then a tick or two while the boot CPU is still busy.
-        causes = {c: int(n) for n, c in CAUSE.findall(w1)}
+        causes = {c: int(k) for k, c in CAUSE.findall(w1)}
         assert causes.get("irq 0xf1 (ipi-call)", 0) >= 25, w1
         assert not any(c.startswith("limit:") for c in causes), w1
 
