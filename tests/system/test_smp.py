@@ -103,15 +103,19 @@ def test_the_boot_cpu_keeps_exact_time_with_aps_up(boot):
             break
     assert ns is not None, f"other wakeups than the sleep's, every time:\n{said}"
     assert 1_000_000_000 <= ns <= 1_002_000_000, ns
-    vm.send("wakeups reset\ridle 10\rcpus\r")
-    outs = [vm.wait_prompt(30).replace("\r", "") for _ in range(3)]
-    m = re.search(r"(\d+) wakeups", outs[1])
-    assert m and int(m.group(1)) <= 1, outs[1]
+    # The boot CPU's causes, less the serial line's: the rest of a paste
+    # the host hands over late wakes it too (seen in CI: 2 wakeups, one a
+    # moment after the window began).
+    vm.send("wakeups reset\ridle 10\rwakeups 0\rcpus\r")
+    outs = [vm.wait_prompt(30).replace("\r", "") for _ in range(4)]
+    causes = {c: int(k) for k, c in CAUSE.findall(outs[2])}
+    assert sum(k for c, k in causes.items() if not c.endswith("(uart)")) <= 1, outs[1] + outs[2]
+    assert all(idle_line(outs[1], cpu)[0] == 0 for cpu in (1, 2, 3)), outs[1]
     # cpus counts from the reset too: the boot CPU's wakeups are idle's
     # (and the serial line's), each AP's none.
-    rows = [g.groups() for g in CPUS_LINE.finditer(outs[2])]
-    assert len(rows) == 4 and 1 <= int(rows[0][4]) <= 5, outs[2]
-    assert all(r[4] == "0" for r in rows[1:]), outs[2]
+    rows = [g.groups() for g in CPUS_LINE.finditer(outs[3])]
+    assert len(rows) == 4 and 1 <= int(rows[0][4]) <= 6, outs[3]
+    assert all(r[4] == "0" for r in rows[1:]), outs[3]
 
 
 def test_busy_on_another_cpu(boot):
