@@ -70,14 +70,13 @@ void wakeups_window_start(void);
 
 /* Every CPU starts counting afresh at `now`. */
 void wakeups_reset(uint64_t now);
-/* A copy of CPU `cpu`'s counts at `now`, or with cpu == WAKEUPS_ALL_CPUS
- * their sum (causes merged; the longest sleeps are the longest of any
- * CPU), with the causes sorted, most frequent first.  A sleep in progress
- * counts as halted time, and as a sleep, up to `now`. */
-#define WAKEUPS_ALL_CPUS (~0u)
+/* A copy of CPU `cpu`'s counts at `now`, with the causes sorted, most
+ * frequent first.  A sleep in progress counts as halted time, and as a
+ * sleep, up to `now`. */
 void wakeups_snapshot(unsigned cpu, uint64_t now, struct wakeup_stats *out);
-/* The sum, and each CPU's in each[0 .. arch_nr_cpus() - 1], from the same
- * copies (so the sum is exactly theirs). */
+/* Each CPU's copy in each[0 .. arch_nr_cpus() - 1], and their sum (causes
+ * merged; the longest sleeps are the longest of any CPU) from the same
+ * copies, so the sum is exactly theirs. */
 void wakeups_snapshot_each(uint64_t now, struct wakeup_stats *sum, struct wakeup_stats *each);
 const char *wakeup_kind_name(enum wakeup_kind kind);
 

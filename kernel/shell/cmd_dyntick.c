@@ -23,6 +23,7 @@
 #include "shell/commands.h"
 
 #define IDLE_MAX_S        3600u
+#define WAKEUPS_ALL_CPUS  (~0u)          /* `wakeups` without a CPU */
 #define LATENCY_MAX_COUNT 1000000u
 #define LATENCY_MIN_US    50u
 #define LATENCY_MAX_US    1000000u

@@ -249,37 +249,20 @@ static void copy_cpu(unsigned cpu, uint64_t now, struct wakeup_stats *out)
 	spin_unlock_irqrestore(&w->lock, f);
 }
 
-/* The sum into `sum`; each CPU's copy into each[cpu], or all into `one`. */
-static void snapshot_sum(uint64_t now, struct wakeup_stats *sum, struct wakeup_stats *each,
-                         struct wakeup_stats *one)
+void wakeups_snapshot_each(uint64_t now, struct wakeup_stats *sum, struct wakeup_stats *each)
 {
 	memset(sum, 0, sizeof(*sum));
 	for (unsigned c = 0; c < arch_nr_cpus(); c++) {
-		struct wakeup_stats *copy = each ? &each[c] : one;
-		copy_cpu(c, now, copy);
-		add_stats(sum, copy);
-		if (c == 0)
-			sum->since_ns = copy->since_ns;
-		sort_causes(copy);
+		copy_cpu(c, now, &each[c]);
+		add_stats(sum, &each[c]);
+		sort_causes(&each[c]);
 	}
+	sum->since_ns = each[0].since_ns;
 	sort_causes(sum);
-}
-
-void wakeups_snapshot_each(uint64_t now, struct wakeup_stats *sum, struct wakeup_stats *each)
-{
-	snapshot_sum(now, sum, each, NULL);
 }
 
 void wakeups_snapshot(unsigned cpu, uint64_t now, struct wakeup_stats *out)
 {
-	if (cpu == WAKEUPS_ALL_CPUS) {
-		static struct wakeup_stats one;         /* (large for a stack) */
-		static spinlock_t one_lock = SPINLOCK_INIT;
-		unsigned long f = spin_lock_irqsave(&one_lock);
-		snapshot_sum(now, out, NULL, &one);
-		spin_unlock_irqrestore(&one_lock, f);
-	} else {
-		copy_cpu(cpu, now, out);
-		sort_causes(out);
-	}
+	copy_cpu(cpu, now, out);
+	sort_causes(out);
 }

@@ -316,7 +316,7 @@ static void test_each_cpu_counts_its_own(void **state)
 	wakeups_idle_enter(20000);                      /* asleep from 20 us on */
 	host_cpu_id = 0;
 
-	static struct wakeup_stats one, all;
+	static struct wakeup_stats one, all, each[2];
 	wakeups_snapshot(0, 30000, &one);
 	assert_int_equal(one.wakeups, 2);
 	assert_int_equal(one.idle_ns, 5000);
@@ -327,7 +327,7 @@ static void test_each_cpu_counts_its_own(void **state)
 	assert_int_equal(one.asleep, 1);
 	assert_int_equal(one.causes[0].kind, WAKE_TICK);
 	assert_int_equal(one.causes[0].count, 2);
-	wakeups_snapshot(WAKEUPS_ALL_CPUS, 30000, &all);
+	wakeups_snapshot_each(30000, &all, each);
 	assert_int_equal(all.wakeups, 5);
 	assert_int_equal(all.idle_ns, 5000 + 21000);
 	assert_int_equal(all.max_sleep_ns, 10000);
@@ -339,7 +339,7 @@ static void test_each_cpu_counts_its_own(void **state)
 	/* CPU 0's table is CPU 0's alone. */
 	assert_int_equal(boot_stats.wakeups, 2);
 	/* The sum and each CPU's from the same copies. */
-	static struct wakeup_stats sum, each[2];
+	static struct wakeup_stats sum;
 	wakeups_snapshot_each(30000, &sum, each);
 	assert_memory_equal(&sum, &all, sizeof(sum));
 	assert_int_equal(each[0].wakeups, 2);
@@ -356,7 +356,7 @@ static void test_each_cpu_counts_its_own(void **state)
 	wakeups_note_irq(VEC_KBD);
 	wakeups_idle_exit(60000);
 	host_cpu_id = 0;
-	wakeups_snapshot(WAKEUPS_ALL_CPUS, 70000, &all);
+	wakeups_snapshot_each(70000, &all, each);
 	assert_int_equal(all.wakeups, 1);
 	assert_int_equal(all.idle_ns, 10000);
 	assert_int_equal(all.since_ns, 50000);
