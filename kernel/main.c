@@ -11,6 +11,7 @@
 #include "floor.h"
 #include "kprintf.h"
 #include "multiboot.h"
+#include "time/watchdog.h"
 #include "panic.h"
 #include "arch/paging.h"
 #include "arch/smp.h"
@@ -72,6 +73,7 @@ void kmain(uint32_t magic, uint32_t mbi_addr)
 	selftest_run_if_requested();    /* boot option selftest: KTAP, then exit */
 	smp_init();                     /* start the other CPUs the MADT lists; they halt */
 	tick_init();                    /* choose the tick device and mode; start ticking */
+	watchdog_start();               /* compare the counters on interrupts that come anyway */
 	tsc_refine_later();             /* a timer: measure the TSC again over 1 s */
 	uart_enable_rx_irq();           /* serial input by interrupt */
 	ps2_keyboard_init();            /* keyboard input by interrupt */

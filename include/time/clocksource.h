@@ -62,6 +62,15 @@ struct clocksource {
 	                           wrap could be missed (half its range, so there
 	                           is margin): 24-bit PM timer ~2.3 s */
 	struct clocksource *next;   /* registry list */
+
+	/* --- kept by the watchdog (kernel/time/watchdog.c) --- */
+	bool wd_valid;          /* wd_last and wd_ref_last hold a bracket */
+	uint64_t wd_last;       /* this counter at its last check */
+	uint64_t wd_ref_last;   /* the reference at the same instant */
+	uint32_t wd_width_ns;   /* that bracket's width */
+	int32_t wd_ppm;         /* the last check's skew, in ppm of the interval */
+	int64_t wd_skew_ns;     /* ... and in ns (positive: ran fast) */
+	uint64_t wd_worst_ns;   /* the largest |skew| any check saw */
 };
 
 static inline uint64_t clocksource_cyc2ns(uint64_t cycles, uint32_t mult, uint32_t shift)

@@ -45,6 +45,7 @@ enum tick_limit {
 	TICK_LIMIT_HRTIMER,     /* the next high-resolution timer */
 	TICK_LIMIT_DEVICE,      /* the device's maximum delta / max skip */
 	TICK_LIMIT_WRAP,        /* half the clocksource's wrap interval */
+	TICK_LIMIT_WATCHDOG,    /* the watchdog's reference would wrap (watchdog.h) */
 	TICK_LIMIT_COUNT
 };
 

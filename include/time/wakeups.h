@@ -19,7 +19,7 @@
 #include "tick.h"
 
 enum wakeup_kind { WAKE_TICK, WAKE_TIMER, WAKE_HRTIMER, WAKE_LIMIT_DEVICE,
-                   WAKE_LIMIT_WRAP, WAKE_IRQ, WAKE_NONE };
+                   WAKE_LIMIT_WRAP, WAKE_LIMIT_WATCHDOG, WAKE_IRQ, WAKE_NONE };
 
 #define WAKEUP_CAUSES_MAX 32
 

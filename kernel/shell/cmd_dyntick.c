@@ -136,11 +136,13 @@ int cmd_wakeups(int argc, char **argv)
 	}
 	if (s.other)
 		kprintf("%8llu  (causes that did not fit the table)\n", (unsigned long long)s.other);
-	kprintf("skips by limit: timer %llu, hrtimer %llu, device max %llu, clocksource wrap %llu\n",
+	kprintf("skips by limit: timer %llu, hrtimer %llu, device max %llu, clocksource wrap %llu, "
+	        "watchdog %llu\n",
 	        (unsigned long long)s.skips_by_limit[TICK_LIMIT_TIMER],
 	        (unsigned long long)s.skips_by_limit[TICK_LIMIT_HRTIMER],
 	        (unsigned long long)s.skips_by_limit[TICK_LIMIT_DEVICE],
-	        (unsigned long long)s.skips_by_limit[TICK_LIMIT_WRAP]);
+	        (unsigned long long)s.skips_by_limit[TICK_LIMIT_WRAP],
+	        (unsigned long long)s.skips_by_limit[TICK_LIMIT_WATCHDOG]);
 	for (unsigned cpu = 0; ncpus > 1 && cpu < cpus_online; cpu++) {
 		const struct wakeup_stats *per = &each[cpu];
 		kprintf("cpu %u: ", cpu);
@@ -321,6 +323,7 @@ static const char *const trace_names[] = {
 static const char *const limit_names[] = {
 	[TICK_LIMIT_NONE] = "tick", [TICK_LIMIT_TIMER] = "timer", [TICK_LIMIT_HRTIMER] = "hrtimer",
 	[TICK_LIMIT_DEVICE] = "device_max", [TICK_LIMIT_WRAP] = "clocksource_wrap",
+	[TICK_LIMIT_WATCHDOG] = "watchdog",
 };
 
 int cmd_trace(int argc, char **argv)

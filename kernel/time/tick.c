@@ -54,6 +54,7 @@
 #include "time/timer.h"
 #include "time/trace.h"
 #include "time/wakeups.h"
+#include "time/watchdog.h"
 #include "tick_internal.h"
 
 static const char *const mode_names[] = {
@@ -198,6 +199,10 @@ static void tick_handle_event(struct clock_event_device *dev)
 void tick_irq_exit(void)
 {
 	struct tick_cpu *tc = this_tick();
+	/* The clocksource watchdog runs on the boot CPU's interrupts: ones
+	 * that come anyway, so it costs no wakeup of its own. */
+	if (tc->dev && !tc->in_softirq && arch_this_cpu_id() == TICK_BOOT_CPU)
+		watchdog_poll();
 	if (!tc->dev || tc->in_softirq || !tc->softirq_pending)
 		return;
 	tc->in_softirq = true;

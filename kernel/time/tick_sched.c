@@ -19,6 +19,7 @@
 #include "time/timer.h"
 #include "time/trace.h"
 #include "time/wakeups.h"
+#include "time/watchdog.h"
 #include "tick_internal.h"
 
 /* ------------------------------------------------------ what skipping can do */
@@ -118,6 +119,15 @@ static uint64_t stop_tick_if_worth_it(struct tick_cpu *tc, uint64_t now)
 	if (!ap && limit_ns > now && next > limit_ns) {
 		next = limit_ns;
 		limit = TICK_LIMIT_WRAP;
+		name = NULL;
+	}
+	/* 4. The watchdog's reference must not wrap between two checks (only
+	 * a narrow one, such as the PM timer, ever sets this limit). */
+	uint64_t wd = watchdog_max_idle_ns(now);
+	limit_ns = now + wd;
+	if (!ap && wd != UINT64_MAX && limit_ns > now && next > limit_ns) {
+		next = limit_ns;
+		limit = TICK_LIMIT_WATCHDOG;
 		name = NULL;
 	}
 

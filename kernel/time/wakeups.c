@@ -23,6 +23,7 @@ static struct wakeup_cpu *this_wakeups(void) { return arch_wakeups_of(arch_this_
 static const char *const kind_names[] = {
 	[WAKE_TICK] = "tick", [WAKE_TIMER] = "timer", [WAKE_HRTIMER] = "hrtimer",
 	[WAKE_LIMIT_DEVICE] = "limit: device max", [WAKE_LIMIT_WRAP] = "limit: clocksource wrap",
+	[WAKE_LIMIT_WATCHDOG] = "limit: watchdog",
 	[WAKE_IRQ] = "irq", [WAKE_NONE] = "none",
 };
 
@@ -123,6 +124,7 @@ static enum wakeup_kind kind_of_limit(enum tick_limit l)
 	case TICK_LIMIT_HRTIMER: return WAKE_HRTIMER;
 	case TICK_LIMIT_DEVICE:  return WAKE_LIMIT_DEVICE;
 	case TICK_LIMIT_WRAP:    return WAKE_LIMIT_WRAP;
+	case TICK_LIMIT_WATCHDOG: return WAKE_LIMIT_WATCHDOG;
 	default:                 return WAKE_TICK;
 	}
 }

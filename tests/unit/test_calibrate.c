@@ -1,4 +1,4 @@
-// SOURCES: kernel/time/calibrate.c kernel/time/clocksource.c kernel/time/clockevents.c kernel/time/timekeeping.c tests/unit/host_arch.c kernel/time/mult_shift.c
+// SOURCES: kernel/time/calibrate.c kernel/time/clocksource.c kernel/time/watchdog.c kernel/time/clockevents.c kernel/time/timekeeping.c tests/unit/host_arch.c kernel/time/mult_shift.c kernel/lib/format.c
 /* tests/unit/test_calibrate.c — calibrate_counter and calibrate_refine
  * (kernel/time/calibrate.c) against a fake counter and fake references.
  *

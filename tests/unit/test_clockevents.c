@@ -1,4 +1,4 @@
-// SOURCES: kernel/time/clockevents.c kernel/time/clocksource.c kernel/time/timekeeping.c tests/unit/host_arch.c kernel/time/mult_shift.c
+// SOURCES: kernel/time/clockevents.c kernel/time/clocksource.c kernel/time/watchdog.c kernel/time/timekeeping.c tests/unit/host_arch.c kernel/time/mult_shift.c kernel/lib/format.c
 /* tests/unit/test_clockevents.c — limits, conversion, programming, retries.
  *
  * A fake device records every count it is programmed with, and can be told

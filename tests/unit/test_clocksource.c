@@ -1,4 +1,4 @@
-// SOURCES: kernel/time/clocksource.c kernel/time/clockevents.c kernel/time/timekeeping.c tests/unit/host_arch.c tests/unit/fake_clock.c kernel/time/mult_shift.c
+// SOURCES: kernel/time/clocksource.c kernel/time/watchdog.c kernel/time/clockevents.c kernel/time/timekeeping.c tests/unit/host_arch.c tests/unit/fake_clock.c kernel/time/mult_shift.c kernel/lib/format.c
 /* tests/unit/test_clocksource.c — mult/shift precision and the registry.
  *
  * The bound checked is the one derived above clocks_calc_mult_shift:

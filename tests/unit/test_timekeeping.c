@@ -1,4 +1,4 @@
-// SOURCES: kernel/time/timekeeping.c kernel/time/clocksource.c kernel/time/clockevents.c tests/unit/host_arch.c tests/unit/fake_clock.c kernel/time/mult_shift.c
+// SOURCES: kernel/time/timekeeping.c kernel/time/clocksource.c kernel/time/watchdog.c kernel/time/clockevents.c tests/unit/host_arch.c tests/unit/fake_clock.c kernel/time/mult_shift.c kernel/lib/format.c
 /* tests/unit/test_timekeeping.c — ktime across counter wraps and switches.
  *
  * Fake counters of 16, 24, 32 and 64 bits start just below their wrap and

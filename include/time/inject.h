@@ -1,0 +1,28 @@
+/* include/time/inject.h — deliberate faults in a clocksource, for the
+ * shell's `inject` command and the host tests: the counter steps, stops,
+ * or runs at a wrong rate, as real ones do (a TSC written by firmware, an
+ * emulator that stalls a device, a crystal off by hundreds of ppm).
+ *
+ * The fault sits between the driver and every reader: the counter's read
+ * op is wrapped, so timekeeping, the watchdog and the shell all see the
+ * same lie.  A counter keeps its fault until inject_clocksource_clear().
+ */
+#ifndef LULL_TIME_INJECT_H
+#define LULL_TIME_INJECT_H
+
+#include "clocksource.h"
+
+/* The counter jumps by delta_ns (negative: back) at once.  0 or -ENOSPC
+ * (faults on too many counters). */
+int inject_clocksource_step(struct clocksource *cs, int64_t delta_ns);
+/* The counter stops counting: every read returns the value it has now. */
+int inject_clocksource_stall(struct clocksource *cs);
+/* From now on the counter runs ppm parts per million fast (negative: slow).
+ * 64-bit counters only (-EINVAL otherwise): the extra count is taken from
+ * the raw count since the skew began, which a narrower counter's wraps
+ * would hide between two reads. */
+int inject_clocksource_skew(struct clocksource *cs, int32_t ppm);
+/* Take every fault away (the counters keep any UNSTABLE flag they got). */
+void inject_clocksource_clear(void);
+
+#endif

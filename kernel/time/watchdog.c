@@ -1,0 +1,356 @@
+/* kernel/time/watchdog.c — the clocksource watchdog (include/time/watchdog.h).
+ *
+ * One check compares each watched counter C with the reference R over the
+ * interval since C's previous check:
+ *
+ *     read R, read C, read R          (a bracket: C was read in between)
+ *     ref_ns = R's cycles since C's last bracket, converted
+ *     skew   = C's cycles since its last bracket, less what ref_ns
+ *              predicts at C's rate, converted to ns
+ *
+ * A bracket wider than WATCHDOG_MAX_READ_NS means something stalled us
+ * between the reads (a host that deschedules the emulator, an SMI): the
+ * reads are tried again, and after WATCHDOG_READ_TRIES slow ones the check
+ * is skipped, never judged.  A counter is condemned only when its skew
+ * exceeds what the two counters' claimed precision and the brackets'
+ * widths can explain (watchdog_allowance).
+ *
+ * Wraps.  R must not wrap twice between two checks, so while R is a narrow
+ * counter the idle path wakes at least every R's max_idle_ns (half its
+ * wrap) since the last check: watchdog_max_idle_ns.  C may be narrow
+ * too (the PM timer watched against the HPET, across a minute of tickless
+ * sleep): its delta is taken modulo its width, against the count that
+ * ref_ns predicts, so any skew smaller than half C's wrap (2.3 s for the PM
+ * timer) is measured right however often C wrapped.
+ *
+ * Who is the reference.  The best usable continuous counter other than the
+ * one timekeeping reads, in this order: one whose rate is its own (a spec
+ * value or a register, not measured against another counter: the HPET, the
+ * PM timer; a TSC calibrated against the HPET agrees with it by
+ * construction and is a poor judge of it), then one that does not wrap in
+ * WATCHDOG_NO_WRAP_NS, then the higher rating.  Counters that only count
+ * interrupts (the "pit" clocksource: driven_by) are neither watched nor
+ * used: they stop when ticks are skipped, which is no fault.
+ *
+ * Only the boot CPU polls (from its interrupts); the shell may check from
+ * any CPU.  Everything runs under wd_lock with interrupts off.
+ */
+#include "cmdline.h"
+#include "errno.h"
+#include "kprintf.h"
+#include "kstring.h"
+#include "spinlock.h"
+#include "time/arch.h"
+#include "time/clocksource.h"
+#include "time/timekeeping.h"
+#include "time/watchdog.h"
+
+/* How often to check at most: once a second, on an interrupt that comes
+ * anyway.  Linux checks every 0.5 s from a timer of its own. */
+#define WATCHDOG_INTERVAL_NS    NSEC_PER_SEC
+/* The rate disagreement allowed beyond the precision each counter claims
+ * (rate_spread_ppm).  Measured under QEMU TCG: counter pairs agree within
+ * 140 ppm over 50 ms windows (kernel/selftest_agree.c), and within a few
+ * ppm over seconds once the TSC is refined.  200 ppm detects a counter 500
+ * ppm off in one check of a second (500 us against 250 us allowed). */
+#define WATCHDOG_MAX_PPM        200
+/* Plus a fixed allowance for what the brackets cannot see (the few
+ * instructions between the reads, the conversions' rounding). */
+#define WATCHDOG_MARGIN_NS      (50 * NSEC_PER_USEC)
+/* A bracket wider than this, and the reads are tried again. */
+#define WATCHDOG_MAX_READ_NS    (100 * NSEC_PER_USEC)
+#define WATCHDOG_READ_TRIES     3
+/* A reference that takes longer than this to wrap (an hour) never needs
+ * a wakeup of its own: some interrupt always comes before. */
+#define WATCHDOG_NO_WRAP_NS     (3600ull * NSEC_PER_SEC)
+
+static spinlock_t wd_lock = SPINLOCK_INIT;
+static struct {
+	bool started;
+	struct clocksource *ref;
+	uint64_t last_check_ns;         /* ktime of the last check */
+	uint64_t last_poll_ns;          /* ktime at the last poll */
+	uint64_t checks, slow_reads, alarms;
+} wd;
+
+static bool never_wraps(const struct clocksource *cs)
+{
+	return cs->mask / cs->freq_hz >= WATCHDOG_NO_WRAP_NS / NSEC_PER_SEC;
+}
+
+/* cycles -> ns at `freq` for any count (cyc2ns is exact only up to
+ * max_cycles, and a minute of tickless sleep can be more): whole seconds,
+ * then the rest.  freq must be under 18 GHz. */
+static uint64_t cycles_to_ns(uint64_t cycles, uint64_t freq)
+{
+	return cycles / freq * NSEC_PER_SEC + cycles % freq * NSEC_PER_SEC / freq;
+}
+
+/* Can `cs` take part at all: usable, keeps counting through skips, and
+ * counts on its own (not the ticks'). */
+static bool watchable(const struct clocksource *cs)
+{
+	return !(cs->flags & CLOCK_SOURCE_UNSTABLE) && (cs->flags & CLOCK_SOURCE_CONTINUOUS) &&
+	       !cs->driven_by;
+}
+
+/* Is a better reference than b (NULL: anything is)? */
+static bool better_ref(const struct clocksource *a, const struct clocksource *b)
+{
+	if (!b)
+		return true;
+	if (!a->rate_ref != !b->rate_ref)
+		return !a->rate_ref;
+	if (never_wraps(a) != never_wraps(b))
+		return never_wraps(a);
+	return a->rating > b->rating;
+}
+
+static struct clocksource *pick_ref(void)
+{
+	struct clocksource *cur = clocksource_current(), *best = NULL;
+	for (struct clocksource *cs = clocksource_first(); cs; cs = cs->next)
+		if (cs != cur && watchable(cs) && better_ref(cs, best))
+			best = cs;
+	return best;
+}
+
+static void say_case(void)
+{
+	struct clocksource *r = wd.ref;
+	if (!r) {
+		kprintf("watchdog: off (no second continuous counter to compare %s with)\n",
+		        clocksource_current() ? clocksource_current()->name : "the clocksource");
+		return;
+	}
+	if (never_wraps(r))
+		kprintf("watchdog: against %s, on interrupts that come anyway "
+		        "(%s does not wrap: no wakeups of its own)\n", r->name, r->name);
+	else
+		kprintf("watchdog: against %s, on interrupts that come anyway, "
+		        "but at least every %llu ms (%s wraps)\n", r->name,
+		        (unsigned long long)(r->max_idle_ns / NSEC_PER_MSEC), r->name);
+}
+
+/* Forget every counter's last bracket (a new reference starts afresh). */
+static void forget_pairs(void)
+{
+	for (struct clocksource *cs = clocksource_first(); cs; cs = cs->next)
+		cs->wd_valid = false;
+}
+
+static void reselect_locked(bool verbose)
+{
+	struct clocksource *ref = pick_ref();
+	if (ref == wd.ref)
+		return;
+	wd.ref = ref;
+	forget_pairs();
+	if (verbose)
+		say_case();
+}
+
+/* The boot option watchdog=off (default on). */
+static bool wd_disabled;
+static int watchdog_option(const char *value)
+{
+	if (value && strcmp(value, "off") == 0)
+		wd_disabled = true;
+	else if (value && strcmp(value, "on") == 0)
+		wd_disabled = false;
+	else
+		return -EINVAL;
+	return 0;
+}
+BOOT_OPTION("watchdog", watchdog_option, "clocksource watchdog: on (default) or off");
+
+void watchdog_start(void)
+{
+	if (wd_disabled) {
+		kprintf("watchdog: off (watchdog=off)\n");
+		return;
+	}
+	unsigned long f = spin_lock_irqsave(&wd_lock);
+	wd.started = true;
+	wd.ref = NULL;
+	reselect_locked(false);
+	wd.last_check_ns = wd.last_poll_ns = ktime_get_ns();
+	spin_unlock_irqrestore(&wd_lock, f);
+	say_case();
+}
+
+void watchdog_reselect(void)
+{
+	unsigned long f = spin_lock_irqsave(&wd_lock);
+	if (wd.started)
+		reselect_locked(true);
+	spin_unlock_irqrestore(&wd_lock, f);
+}
+
+/* One bracket: R, C, R, narrow enough.  *ref gets R's count at C's read
+ * (the middle of the bracket), *width_ns the bracket's width. */
+static bool read_bracketed(struct clocksource *c, uint64_t *ref, uint64_t *val, uint64_t *width_ns)
+{
+	struct clocksource *r = wd.ref;
+	for (unsigned t = 0; t < WATCHDOG_READ_TRIES; t++) {
+		uint64_t r1 = r->read(r) & r->mask;
+		uint64_t v = c->read(c) & c->mask;
+		uint64_t r2 = r->read(r) & r->mask;
+		uint64_t w = (r2 - r1) & r->mask;
+		*width_ns = cycles_to_ns(w, r->freq_hz);
+		if (*width_ns <= WATCHDOG_MAX_READ_NS) {
+			*ref = (r1 + w / 2) & r->mask;
+			*val = v;
+			return true;
+		}
+	}
+	wd.slow_reads++;
+	return false;
+}
+
+/* ns -> cycles at `freq`, exact to a cycle per microsecond, without
+ * overflow for any interval under 500 years and any rate under 20 GHz. */
+static uint64_t ns_to_cycles(uint64_t ns, uint64_t freq)
+{
+	uint64_t s = ns / NSEC_PER_SEC, rem_us = ns % NSEC_PER_SEC / NSEC_PER_USEC;
+	return s * freq + rem_us * freq / PARTS_PER_MILLION;
+}
+
+/* Signed cycles -> ns, saturating. */
+static int64_t skew_to_ns(const struct clocksource *c, uint64_t mag, bool negative)
+{
+	uint64_t ns = mag / c->freq_hz >= (uint64_t)INT64_MAX / NSEC_PER_SEC ? (uint64_t)INT64_MAX :
+	              cycles_to_ns(mag, c->freq_hz);
+	return negative ? -(int64_t)ns : (int64_t)ns;
+}
+
+/* How far c's count since its last bracket is from what the reference's
+ * ref_ns predicts, in ns (positive: c ran fast).  Modulo c's width. */
+static int64_t skew_ns(const struct clocksource *c, uint64_t val, uint64_t ref_ns)
+{
+	uint64_t counted = (val - c->wd_last) & c->mask;
+	uint64_t expected = ns_to_cycles(ref_ns, c->freq_hz) & c->mask;
+	uint64_t ahead = (counted - expected) & c->mask;
+	if (ahead <= c->mask / 2)
+		return skew_to_ns(c, ahead, false);
+	return skew_to_ns(c, (expected - counted) & c->mask, true);
+}
+
+/* What the two counters' precision and the brackets can explain. */
+static uint64_t allowance_ns(const struct clocksource *c, uint64_t ref_ns, uint64_t widths_ns)
+{
+	uint64_t ppm = WATCHDOG_MAX_PPM + c->rate_spread_ppm + wd.ref->rate_spread_ppm;
+	return ref_ns / PARTS_PER_MILLION * ppm + WATCHDOG_MARGIN_NS + widths_ns;
+}
+
+/* skew / ref_ns in parts per million, saturating. */
+static int64_t ppm_of(int64_t skew, uint64_t ref_ns)
+{
+	uint64_t mag = (uint64_t)(skew < 0 ? -skew : skew);
+	uint64_t us = ref_ns / NSEC_PER_USEC;
+	if (us == 0)
+		return 0;
+	uint64_t ppm = mag < UINT64_MAX / 1000 ? mag * 1000 / us : UINT64_MAX / us;
+	if (ppm > INT32_MAX)
+		ppm = INT32_MAX;
+	return skew < 0 ? -(int64_t)ppm : (int64_t)ppm;
+}
+
+/* The counter to condemn, and the words to do it with. */
+struct verdict {
+	struct clocksource *cs;
+	char why[96];
+};
+
+/* Check one counter; fills *v if it lies. */
+static void check_one(struct clocksource *c, struct verdict *v)
+{
+	uint64_t ref, val, width;
+	if (!read_bracketed(c, &ref, &val, &width))
+		return;
+	if (c->wd_valid) {
+		struct clocksource *r = wd.ref;
+		uint64_t ref_ns = cycles_to_ns((ref - c->wd_ref_last) & r->mask, r->freq_hz);
+		int64_t skew = skew_ns(c, val, ref_ns);
+		uint64_t mag = (uint64_t)(skew < 0 ? -skew : skew);
+		int64_t ppm = ppm_of(skew, ref_ns);
+		c->wd_skew_ns = skew;
+		c->wd_ppm = (int32_t)ppm;
+		if (mag > c->wd_worst_ns)
+			c->wd_worst_ns = mag;
+		if (mag > allowance_ns(c, ref_ns, width + c->wd_width_ns) && !v->cs) {
+			v->cs = c;
+			ksnprintf(v->why, sizeof(v->why), "watchdog: %+lld us against %s in %llu ms (%+lld ppm)",
+			          (long long)(skew / (int64_t)NSEC_PER_USEC), r->name,
+			          (unsigned long long)(ref_ns / NSEC_PER_MSEC), (long long)ppm);
+		}
+	}
+	c->wd_valid = true;
+	c->wd_last = val;
+	c->wd_ref_last = ref;
+	c->wd_width_ns = (uint32_t)width;
+}
+
+void watchdog_check(void)
+{
+	struct verdict v = { 0 };
+	unsigned long f = spin_lock_irqsave(&wd_lock);
+	if (!wd.started || !wd.ref) {
+		spin_unlock_irqrestore(&wd_lock, f);
+		return;
+	}
+	wd.checks++;
+	for (struct clocksource *c = clocksource_first(); c; c = c->next)
+		if (c != wd.ref && watchable(c))
+			check_one(c, &v);
+	wd.last_check_ns = wd.last_poll_ns = ktime_get_ns();
+	if (v.cs)
+		wd.alarms++;
+	spin_unlock_irqrestore(&wd_lock, f);
+	/* Outside the lock: marking it switches timekeeping, which picks a
+	 * new reference through watchdog_reselect. */
+	if (v.cs)
+		clocksource_mark_unstable(v.cs, v.why);
+}
+
+void watchdog_poll(void)
+{
+	if (!READ_ONCE(wd.started))
+		return;
+	uint64_t now = ktime_get_ns();
+	/* Unlocked first look: only the boot CPU polls, and a stale value
+	 * only moves a check by one interrupt. */
+	bool frozen = now == wd.last_poll_ns;
+	wd.last_poll_ns = now;
+	if (frozen || now - wd.last_check_ns >= WATCHDOG_INTERVAL_NS)
+		watchdog_check();
+}
+
+uint64_t watchdog_max_idle_ns(uint64_t now)
+{
+	struct clocksource *r = READ_ONCE(wd.ref);
+	if (!r || never_wraps(r))
+		return UINT64_MAX;
+	uint64_t due = wd.last_check_ns + r->max_idle_ns;
+	return due > now ? due - now : 0;
+}
+
+void watchdog_get_status(struct watchdog_status *st)
+{
+	unsigned long f = spin_lock_irqsave(&wd_lock);
+	st->ref = wd.ref;
+	st->bound_ns = wd.ref && !never_wraps(wd.ref) ? wd.ref->max_idle_ns : UINT64_MAX;
+	st->checks = wd.checks;
+	st->slow_reads = wd.slow_reads;
+	st->alarms = wd.alarms;
+	spin_unlock_irqrestore(&wd_lock, f);
+}
+
+#ifdef LULL_HOST
+void watchdog_reset_for_test(void)
+{
+	wd.started = false;
+	wd.ref = NULL;
+	wd.checks = wd.slow_reads = wd.alarms = 0;
+}
+#endif
