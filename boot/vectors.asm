@@ -67,3 +67,16 @@ trap_vectors:
     dd vector %+ v
   %assign v v+1
 %endrep
+
+; `int N` takes its vector as an immediate, so raising a vector chosen at
+; run time (irq_raise_soft, kernel/arch/irq.c: `inject spurious-tick`)
+; calls the Nth of these 3-byte stubs: int N; ret.
+section .text
+global soft_int_stubs
+soft_int_stubs:
+%assign v 0
+%rep 256
+    db 0xCD, v                  ; int v (NASM would write int 3 as CC)
+    ret
+  %assign v v+1
+%endrep

@@ -17,6 +17,21 @@
  * interrupt has been handled (or at once if one was pending). */
 void cpu_idle(void);
 
+/* `inject late-wakeup`: (late_ns 0 disarms) CPU `cpu`'s next sleep ends `late_ns` after its
+ * device's deadline, as when a host deschedules the virtual CPU: it stays
+ * away with interrupts off until then, and the interrupt waiting for it is
+ * taken late.  The next skip after that one is recorded (idle_late_report);
+ * in periodic mode there is none, and only the late wakeup is. */
+void idle_inject_late(unsigned cpu, uint64_t late_ns);
+struct idle_late_report {
+	bool done;              /* both sleeps happened */
+	uint64_t deadline_ns;   /* the late sleep's deadline */
+	uint64_t woke_ns;       /* when it was let go */
+	uint64_t next_wake_ns;  /* when the next skip was programmed to end */
+	unsigned ticks_between; /* tick-long sleeps before that skip */
+};
+void idle_late_report(struct idle_late_report *out);
+
 #define wait_event(cond)                                \
 	do {                                            \
 		for (;;) {                              \

@@ -48,6 +48,12 @@ const char *irq_vector_name(unsigned vector);
 /* Print the per-vector counts like /proc/interrupts (the `irqs` command). */
 void irq_print_counts(void);
 
+/* Take an interrupt on `vector` now, on this CPU, raised by the software
+ * (`int`) rather than by a device: it runs the whole path, handler, EOI
+ * and tick hooks included, as one the device did not mean to send.  For a
+ * vector at or above VEC_IRQ_BASE only; interrupts must be on. */
+void irq_raise_soft(unsigned vector);
+
 
 /* Hooks the tick layer provides (kernel/time/tick.c): called before any
  * handler runs (catch up time after an idle skip) and after it returns

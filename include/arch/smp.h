@@ -43,6 +43,7 @@ struct cpu {
 	 * last (drivers/timer/lapic.c), and an AP's own tick device. */
 	struct clock_event_device *lapic_timer_owner;
 	struct clock_event_device lapic_timer;
+	uint32_t *stack_guard;          /* the guard at its stack's bottom (trap.h) */
 	uint8_t stack[CPU_STACK_SIZE] __attribute__((aligned(16)));
 };
 

@@ -16,6 +16,14 @@ void vga_init(void);                    /* clear it; a console sink from now on 
 
 /* drivers/platform/ps2_keyboard.c: console input by interrupt */
 int ps2_keyboard_init(void);
+/* `inject irq-storm`: for `ms` ms from now, each keyboard interrupt makes
+ * the controller raise the next one at once (i8042_fake_key_byte), and the
+ * bytes are counted, not typed.  0, or -ENODEV (no handler, or the
+ * controller takes no commands).  ps2_keyboard_storm_count: interrupts so
+ * far; ps2_keyboard_storm_active: still going. */
+int ps2_keyboard_storm(uint32_t ms);
+uint64_t ps2_keyboard_storm_count(void);
+bool ps2_keyboard_storm_active(void);
 
 /* drivers/platform/pic8259.c — the pair of 8259A interrupt controllers */
 void pic_init(void);                    /* remap to 0x20..0x2F, all masked; hand
@@ -27,6 +35,9 @@ void qemu_debug_exit(uint8_t code);     /* QEMU exits with (code << 1) | 1 */
 
 /* drivers/platform/i8042.c — the keyboard controller's reset line */
 void i8042_pulse_reset(void);
+/* The controller hands `byte` to the keyboard driver as if typed, with
+ * IRQ1 (command D2h); false if it does not take commands. */
+bool i8042_fake_key_byte(uint8_t byte);
 
 /* drivers/platform/lapic.c — the local APIC, this CPU's interrupt
  * controller.  lapic_init maps it and puts the boot CPU's in virtual wire

@@ -26,6 +26,10 @@ int cmd_every(int argc, char **argv);
 int cmd_alarm(int argc, char **argv);
 int cmd_keytimer(int argc, char **argv);
 
+/* kernel/shell/cmd_inject.c */
+int cmd_inject(int argc, char **argv);
+int cmd_watchdog(int argc, char **argv);
+
 /* kernel/shell/cmd_smp.c */
 int cmd_timeron(int argc, char **argv);
 int cmd_stress(int argc, char **argv);

@@ -103,6 +103,9 @@ int tick_parse_mode(const char *name, enum tick_mode *mode);
 /* Can the current clocksource measure skipped ticks? (the 2005 dyntick
  * patch's "suitable") */
 bool tick_skipping_suitable(void);
+/* jiffies and the clocksource time of the boundary it last reached, taken
+ * together (they change together, under one lock). */
+void tick_jiffies_snapshot(uint32_t *j, uint64_t *boundary_ns);
 /* The most ticks the tick device can skip at the current HZ. */
 uint64_t tick_max_skip(void);
 
@@ -111,6 +114,10 @@ uint64_t tick_max_skip(void);
  * exit accounts for the sleep. */
 void tick_idle_enter(void);
 void tick_idle_exit(void);
+/* After tick_idle_enter: when this CPU's device should end the sleep (the
+ * skip's deadline, or the next tick if it keeps ticking: *skipping says
+ * which); 0 if it has no tick device. */
+uint64_t tick_idle_wake_ns(bool *skipping);
 
 #ifdef LULL_HOST
 /* Host unit tests only: forget the device, mode and boot options. */

@@ -121,6 +121,16 @@ void irq_dispatch(struct trapframe *tf)
 	tick_irq_exit();
 }
 
+extern const uint8_t soft_int_stubs[];
+#define SOFT_INT_STUB_BYTES 3           /* boot/vectors.asm: int N; ret */
+
+void irq_raise_soft(unsigned vector)
+{
+	if (vector < VEC_IRQ_BASE || vector >= VECTORS)
+		panic("irq_raise_soft: vector %u is not a device's", vector);
+	((void (*)(void))(soft_int_stubs + vector * SOFT_INT_STUB_BYTES))();
+}
+
 /* One column per CPU when there are several (as /proc/interrupts), then
  * the total; with one CPU just the count. */
 void irq_print_counts(void)

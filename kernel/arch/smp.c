@@ -60,6 +60,7 @@ extern const uint8_t trampoline_start[], trampoline_end[];
 extern const uint8_t trampoline_gdt_ptr[], trampoline_entry[];
 extern void ap_entry(void);
 extern const struct multiboot_info *boot_info;
+extern char kernel_stack_bottom[];
 
 struct cpu cpus[NR_CPUS];
 unsigned cpus_online = 1;
@@ -72,6 +73,7 @@ void smp_boot_cpu_init(void)
 {
 	struct cpu *c = &cpus[0];
 	*c = (struct cpu){ .self = c, .index = 0, .state = CPU_BUSY };
+	c->stack_guard = stack_guard_init(kernel_stack_bottom);
 	gdt_load_cpu(0, c);
 }
 
@@ -232,6 +234,7 @@ static int start_ap(struct cpu *c, uint32_t trampoline)
 {
 	ap_booting = c;
 	ap_boot_stack = (uint32_t)(c->stack + CPU_STACK_SIZE);
+	c->stack_guard = stack_guard_init(c->stack);
 	ap_boot_cr3 = read_cr3();
 	int rc = lapic_send_init(c->apic_id);
 	rc = rc ? rc : pit_ch2_wait_us(INIT_WAIT_US);

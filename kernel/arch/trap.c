@@ -13,6 +13,7 @@
  * return addresses.  Then the CPU halts — never a silent reboot.
  */
 #include "arch/irq.h"
+#include "arch/smp.h"
 #include "arch/trap.h"
 #include "arch/x86.h"
 #include "kprintf.h"
@@ -84,9 +85,34 @@ __noreturn void exception_report(const struct trapframe *tf)
 }
 
 
+uint32_t *stack_guard_init(void *stack_bottom)
+{
+	uint32_t *g = stack_bottom;
+	for (unsigned i = 0; i < STACK_GUARD_BYTES / 4; i++)
+		g[i] = STACK_GUARD_WORD;
+	return g;
+}
+
+/* The highest word changed is where the overflow reached; scanning from
+ * the top finds it first, and a stack that grows down touches it first. */
+void stack_guard_check(void)
+{
+	struct cpu *c = this_cpu();
+	uint32_t *g = c->stack_guard;
+	if (!g)
+		return;
+	for (unsigned i = STACK_GUARD_BYTES / 4; i-- > 0;)
+		if (g[i] != STACK_GUARD_WORD)
+			panic("stack_guard_check: CPU %u's kernel stack overflowed or was written "
+			      "over: its guard word at %p is 0x%08x (guard %p..%p, esp %p)",
+			      c->index, (void *)&g[i], g[i], (void *)g, (void *)(g + STACK_GUARD_BYTES / 4),
+			      __builtin_frame_address(0));
+}
+
 void trap_dispatch(struct trapframe *tf)
 {
 	if (tf->vector < VEC_EXCEPTIONS)
 		exception_report(tf);
 	irq_dispatch(tf);
+	stack_guard_check();
 }

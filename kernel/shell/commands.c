@@ -13,6 +13,10 @@
 #include "multiboot.h"
 #include "power.h"
 #include "version.h"
+#include "arch/smp.h"
+#include "arch/trap.h"
+#include "arch/x86.h"
+#include "console.h"
 
 static int cmd_help(int argc, char **argv);
 static int cmd_version(int argc, char **argv);
@@ -51,7 +55,10 @@ const struct shell_command shell_commands[] = {
 	{ "every",    "[MS|off]",     "a periodic wheel timer every MS ms (1..3600000), or stop it", cmd_every },
 	{ "alarm",    "COUNT STEP_MS", "COUNT (1..16) pairs of sleepers STEP_MS (1..10000) apart; check wake order", cmd_alarm },
 	{ "keytimer", "MS",           "the next key's interrupt arms an MS ms timer (1..60000); report when it fires", cmd_keytimer },
-	{ "fault",    "ud|gp|pf|null|de", "raise a CPU exception on purpose (shows the panic report)", cmd_fault },
+	{ "watchdog", "[check]",      "the clocksource watchdog: reference, checks, each counter's skew; check now", cmd_watchdog },
+	{ "inject",   "hpet-past|lost-tick N|spurious-tick N|pm-glitch|tsc-step +-MS|tsc-skew +-PPM|clocksource-stall|irq-storm MS|late-wakeup MS",
+	              "make the timer hardware lie on purpose, then check that every timer fired once, none early", cmd_inject },
+	{ "fault",    "ud|gp|pf|null|de|stack", "raise a CPU exception, or overflow the stack, on purpose (shows the panic report)", cmd_fault },
 };
 const unsigned shell_command_count = ARRAY_SIZE(shell_commands);
 
@@ -158,6 +165,26 @@ static int cmd_poweroff(int argc, char **argv)
 /* Page 0, unmapped at boot by paging_unmap_null_page(): a NULL pointer. */
 #define FAULT_NULL_ADDR     0x0u
 
+/* Each frame of the dive: written whole, so it overwrites what it covers. */
+#define FAULT_STACK_FRAME   256
+/* Stop this deep into the guard: the rest holds the frames of the
+ * interrupt whose exit finds the damage. */
+#define FAULT_STACK_INTO_GUARD  128
+
+/* Recurse until the stack reaches `stop`, then wait for interrupts with
+ * the stack that deep: the first one's exit check panics. */
+static __attribute__((noinline)) unsigned stack_dive(uintptr_t stop)
+{
+	volatile uint8_t frame[FAULT_STACK_FRAME];
+	for (unsigned i = 0; i < FAULT_STACK_FRAME; i++)
+		frame[i] = (uint8_t)i;
+	if ((uintptr_t)frame > stop)
+		return stack_dive(stop) + frame[0];     /* not a tail call */
+	while (!console_interrupted())
+		sti_hlt();
+	return 0;
+}
+
 static int cmd_fault(int argc, char **argv)
 {
 	if (argc != 2)
@@ -177,6 +204,11 @@ static int cmd_fault(int argc, char **argv)
 		uint32_t null = FAULT_NULL_ADDR;
 		__asm__ __volatile__("" : "+r"(null));
 		(void)*(volatile uint32_t *)null;
+	} else if (strcmp(k, "stack") == 0) {
+		uintptr_t guard_top = (uintptr_t)this_cpu()->stack_guard + STACK_GUARD_BYTES;
+		kprintf("fault: growing CPU %u's stack into its guard (%u-byte frames)\n",
+		        this_cpu()->index, FAULT_STACK_FRAME);
+		stack_dive(guard_top - FAULT_STACK_INTO_GUARD);
 	} else if (strcmp(k, "de") == 0) {
 		volatile uint32_t zero = 0;
 		__asm__ __volatile__("divl %2" :: "a"(1u), "d"(0u), "r"(zero));

@@ -108,6 +108,14 @@ void tick_sync_jiffies(struct tick_cpu *tc)
 	spin_unlock_irqrestore(&jiffies_lock, f);
 }
 
+void tick_jiffies_snapshot(uint32_t *j, uint64_t *boundary_ns)
+{
+	unsigned long f = spin_lock_irqsave(&jiffies_lock);
+	*j = jiffies;
+	*boundary_ns = jiffies_last_ns;
+	spin_unlock_irqrestore(&jiffies_lock, f);
+}
+
 int tick_jiffies_owner(void)
 {
 	return __atomic_load_n(&jiffies_owner, __ATOMIC_RELAXED);

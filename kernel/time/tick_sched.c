@@ -217,6 +217,15 @@ void tick_idle_enter(void)
 	}
 }
 
+uint64_t tick_idle_wake_ns(bool *skipping)
+{
+	struct tick_cpu *tc = this_tick();
+	*skipping = tc->dev && tc->stopped && tc->programmed_ns;
+	if (!tc->dev)
+		return 0;
+	return *skipping ? tc->programmed_ns : tick_next_jiffy_ns(tc);
+}
+
 /* ------------------------------------------------------ the interrupt */
 
 /* The tick is stopped (or stretched) and an interrupt arrived: catch up,

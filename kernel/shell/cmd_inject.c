@@ -1,0 +1,535 @@
+/* kernel/shell/cmd_inject.c — `inject`: make the timer hardware lie on
+ * purpose, then check that lull recovered; `watchdog`: what the clocksource
+ * watchdog sees (docs/robustness.md).
+ *
+ * Every injection runs between witnesses: before the fault, each online
+ * CPU gets an hrtimer and a wheel timer at two deadlines that span the
+ * fault (witness_arm).  Afterwards all of them must have fired exactly once
+ * and none before its deadline, and jiffies must have advanced exactly as
+ * the clocksource says (witness_report prints one "recovered:" line, or an
+ * `error:` line per broken promise).  The test that runs the command
+ * compares uptime with the host's clock around it.
+ */
+#include "arch/irq.h"
+#include "arch/smp.h"
+#include "arch/trap.h"
+#include "arch/x86.h"
+#include "console.h"
+#include "drivers/platform.h"
+#include "drivers/timer/acpi_pm.h"
+#include "drivers/timer/hpet.h"
+#include "errno.h"
+#include "idle.h"
+#include "kprintf.h"
+#include "kstring.h"
+#include "shell/args.h"
+#include "shell/commands.h"
+#include "shell/shell.h"
+#include "time/clocksource.h"
+#include "time/hrtimer.h"
+#include "time/inject.h"
+#include "time/jiffies.h"
+#include "time/tick.h"
+#include "time/timekeeping.h"
+#include "time/timer.h"
+#include "time/watchdog.h"
+
+#define INJECT_MAX_TICKS    1000        /* lost-tick N */
+#define INJECT_MAX_SPURIOUS 10000       /* spurious-tick N */
+#define INJECT_MAX_MS       10000       /* tsc-step, irq-storm, late-wakeup */
+#define INJECT_MAX_PPM      100000      /* tsc-skew: 10% */
+#define WITNESS_MARGIN_MS   100         /* witnesses end this long after the fault */
+#define WITNESS_GRACE_MS    3000        /* ... and must all have fired this much later */
+#define WITNESS_SETTLE_MS   50          /* then a pause in which none may fire again */
+#define WATCHDOG_WAIT_CHECKS 3          /* tsc-step/-skew, stall: checks waited for */
+
+/* ---------------------------------------------------------- witnesses */
+
+struct witness {
+	struct hrtimer hr;
+	struct timer wh;
+	unsigned cpu;
+	uint64_t due_ns;
+	uint32_t due_jiffy;
+	volatile unsigned hr_fired, wh_fired;
+	volatile bool early;
+	volatile uint64_t hr_at_ns;
+};
+
+#define WITNESSES_PER_CPU 2
+static struct witness witnesses[NR_CPUS * WITNESSES_PER_CPU];
+static unsigned nwitnesses;
+static unsigned witness_waiter;         /* the shell's CPU: kicked by each */
+static struct {
+	uint64_t t0_ns;
+	uint32_t j0;
+	uint64_t b0_ns;         /* the boundary j0 was reached at */
+} base;
+
+static void witness_done(void)
+{
+	smp_kick(witness_waiter);       /* nothing if it is this CPU */
+}
+
+static enum hrtimer_restart witness_hr_fn(struct hrtimer *t)
+{
+	struct witness *w = container_of(t, struct witness, hr);
+	uint64_t now = ktime_get_ns();
+	if (now < w->due_ns)
+		w->early = true;
+	w->hr_at_ns = now;
+	__atomic_add_fetch(&w->hr_fired, 1, __ATOMIC_RELEASE);
+	witness_done();
+	return HRTIMER_NORESTART;
+}
+
+static void witness_wheel_fn(struct timer *t)
+{
+	struct witness *w = container_of(t, struct witness, wh);
+	if (time_before(jiffies, w->due_jiffy))
+		w->early = true;
+	__atomic_add_fetch(&w->wh_fired, 1, __ATOMIC_RELEASE);
+	witness_done();
+}
+
+/* Wait (busy: the tick runs) until jiffies have caught up with the
+ * clocksource: the boundary they last reached is less than a period ago. */
+static void jiffies_caught_up(uint32_t *j, uint64_t *boundary_ns)
+{
+	uint64_t period = NSEC_PER_SEC / tick_hz, give_up = ktime_get_ns() + 2 * period;
+	do {
+		tick_jiffies_snapshot(j, boundary_ns);
+	} while (ktime_get_ns() - *boundary_ns >= period && ktime_get_ns() < give_up);
+}
+
+/* Two deadlines per CPU: at `first_ms` and at `last_ms` from now. */
+static int witness_arm(uint32_t first_ms, uint32_t last_ms)
+{
+	witness_waiter = this_cpu()->index;
+	jiffies_caught_up(&base.j0, &base.b0_ns);
+	base.t0_ns = ktime_get_ns();
+	nwitnesses = 0;
+	for (unsigned cpu = 0; cpu < cpus_online; cpu++) {
+		for (unsigned k = 0; k < WITNESSES_PER_CPU; k++) {
+			struct witness *w = &witnesses[nwitnesses++];
+			uint32_t ms = k == 0 ? first_ms : last_ms;
+			*w = (struct witness){ .cpu = cpu };
+			hrtimer_init(&w->hr, witness_hr_fn, "witness");
+			timer_init(&w->wh, witness_wheel_fn, "witness");
+			w->due_ns = base.t0_ns + (uint64_t)ms * NSEC_PER_MSEC;
+			w->due_jiffy = base.j0 + ms_to_jiffies(ms);
+			if (hrtimer_start_on(&w->hr, w->due_ns, cpu) < 0) {
+				kprintf("error: CPU %u has no free hrtimer slot\n", cpu);
+				nwitnesses--;
+				return -ENOSPC;
+			}
+			timer_mod_on(&w->wh, w->due_jiffy, cpu);
+		}
+	}
+	return 0;
+}
+
+static bool witnesses_all_fired(void)
+{
+	for (unsigned i = 0; i < nwitnesses; i++)
+		if (!__atomic_load_n(&witnesses[i].hr_fired, __ATOMIC_ACQUIRE) ||
+		    !__atomic_load_n(&witnesses[i].wh_fired, __ATOMIC_ACQUIRE))
+			return false;
+	return true;
+}
+
+static void witness_cancel(void)
+{
+	for (unsigned i = 0; i < nwitnesses; i++) {
+		hrtimer_cancel(&witnesses[i].hr);
+		timer_del(&witnesses[i].wh);
+	}
+}
+
+/* Sleep `ms` on a timer of this CPU (or until Ctrl-C, or cond). */
+static volatile bool pause_over;
+static enum hrtimer_restart pause_fn(struct hrtimer *t)
+{
+	UNUSED(t);
+	pause_over = true;
+	return HRTIMER_NORESTART;
+}
+static void pause_ms(uint32_t ms, bool (*done)(void))
+{
+	static struct hrtimer pause;
+	hrtimer_init(&pause, pause_fn, "inject");
+	pause_over = false;
+	hrtimer_start(&pause, ktime_get_ns() + (uint64_t)ms * NSEC_PER_MSEC);
+	wait_event(pause_over || (done && done()) || console_interrupted());
+	hrtimer_cancel(&pause);
+}
+
+/* Wait for every witness, then a little longer for any second firing;
+ * print the verdict.  0, or -EIO after the error lines. */
+static int witness_report(void)
+{
+	uint64_t last_due = 0;
+	for (unsigned i = 0; i < nwitnesses; i++)
+		last_due = MAX(last_due, witnesses[i].due_ns);
+	uint64_t now = ktime_get_ns();
+	uint32_t wait = (uint32_t)((last_due > now ? last_due - now : 0) / NSEC_PER_MSEC) +
+	                WITNESS_GRACE_MS;
+	pause_ms(wait, witnesses_all_fired);
+	pause_ms(WITNESS_SETTLE_MS, NULL);
+
+	int rc = 0;
+	uint64_t latest = 0;
+	for (unsigned i = 0; i < nwitnesses; i++) {
+		struct witness *w = &witnesses[i];
+		if (w->hr_fired != 1 || w->wh_fired != 1) {
+			kprintf("error: witness on CPU %u fired %u (hrtimer) and %u (wheel) times, "
+			        "not once\n", w->cpu, w->hr_fired, w->wh_fired);
+			rc = -EIO;
+		}
+		if (w->early) {
+			kprintf("error: witness on CPU %u fired before its deadline\n", w->cpu);
+			rc = -EIO;
+		}
+		if (w->hr_fired && w->hr_at_ns > w->due_ns)
+			latest = MAX(latest, w->hr_at_ns - w->due_ns);
+	}
+	witness_cancel();
+
+	/* Jiffies: never ahead of the clocksource, caught up to within a
+	 * period of it, and advanced by exactly the periods between the
+	 * boundaries they reached (a tick counted by interrupts, not by the
+	 * clocksource, breaks the first or the last). */
+	uint64_t b1, period = NSEC_PER_SEC / tick_hz;
+	uint32_t j1;
+	jiffies_caught_up(&j1, &b1);
+	uint64_t t_end = ktime_get_ns(), span = t_end - base.t0_ns;
+	uint32_t got = j1 - base.j0;
+	uint64_t want = (b1 - base.b0_ns) / period;
+	if (b1 > t_end || t_end - b1 >= 2 * period || got != want || (b1 - base.b0_ns) % period) {
+		kprintf("error: jiffies advanced %u, the clocksource %llu periods; the last "
+		        "boundary %lld us from now\n", got, (unsigned long long)want,
+		        (long long)((int64_t)(b1 - t_end) / 1000));
+		rc = -EIO;
+	}
+	char late[FMT_FIXED_SIZE];
+	if (rc == 0)
+		kprintf("recovered: %u timers on %u CPU%s fired once each, none early, the latest "
+		        "%s ms late; jiffies +%u in %llu ms (%llu expected)\n",
+		        2 * nwitnesses, cpus_online, cpus_online > 1 ? "s" : "",
+		        fmt_fixed(late, sizeof(late), latest / 10000, 2), got,
+		        (unsigned long long)(span / NSEC_PER_MSEC), (unsigned long long)want);
+	return rc;
+}
+
+/* ---------------------------------------------------------- the faults */
+
+static struct clock_event_device *my_tick_device(void)
+{
+	return this_tick()->dev;
+}
+
+/* hpet-past: the next comparator write lands behind the counter. */
+static int inject_hpet_past(void)
+{
+	struct clock_event_device *dev = my_tick_device();
+	if (!dev || strcmp(dev->name, "hpet") != 0 || this_tick()->mode == TICK_MODE_PERIODIC) {
+		kprintf("error: needs the tick on the hpet in one-shot (clockevent hpet; "
+		        "tick tickless or dyntick)\n");
+		return -EINVAL;
+	}
+	uint64_t retries = dev->retries;
+	int behind = hpet_inject_past();
+	if (behind < 0) {
+		kprintf("error: no HPET\n");
+		return behind;
+	}
+	kprintf("inject: the next HPET comparator write goes %d ticks behind the counter\n", behind);
+	if (witness_arm(20, 20 + WITNESS_MARGIN_MS))
+		return -ENOSPC;
+	int rc = witness_report();
+	if (dev->retries == retries) {
+		kprintf("error: the write in the past was not caught (no -ETIME retry)\n");
+		return -EIO;
+	}
+	kprintf("hpet: the write in the past was caught: -ETIME, and %llu retr%s\n",
+	        (unsigned long long)(dev->retries - retries), dev->retries - retries == 1 ? "y" : "ies");
+	return rc;
+}
+
+/* lost-tick N: interrupts off for N tick periods. */
+static int inject_lost_tick(uint32_t n)
+{
+	uint64_t period = NSEC_PER_SEC / tick_hz, span = n * period;
+	if (witness_arm(1, (uint32_t)(span / NSEC_PER_MSEC) + WITNESS_MARGIN_MS))
+		return -ENOSPC;
+	uint32_t f = irq_save();
+	uint64_t until = ktime_get_ns() + span;
+	while (ktime_get_ns() < until)
+		;
+	irq_restore(f);
+	kprintf("inject: interrupts off on CPU %u for %u ticks (%llu ms): whatever the timer "
+	        "raised meanwhile waited as one pending interrupt\n", this_cpu()->index, n,
+	        (unsigned long long)(span / NSEC_PER_MSEC));
+	return witness_report();
+}
+
+/* spurious-tick N: the tick device's vector, raised N times by software. */
+static int inject_spurious_tick(uint32_t n)
+{
+	struct clock_event_device *dev = my_tick_device();
+	if (!dev) {
+		kprintf("error: no tick device\n");
+		return -ENODEV;
+	}
+	unsigned vector = dev->irq >= 0 ? VEC_IRQ_BASE + (unsigned)dev->irq : VEC_LAPIC_TIMER;
+	if (witness_arm(50, 50 + WITNESS_MARGIN_MS))
+		return -ENOSPC;
+	uint64_t events = dev->events, stale = dev->stale_events;
+	for (uint32_t i = 0; i < n; i++)
+		irq_raise_soft(vector);
+	kprintf("inject: %u extra interrupts on vector 0x%02x (%s): %llu judged stale, %llu "
+	        "handled as ticks\n", n, vector, dev->name,
+	        (unsigned long long)(dev->stale_events - stale),
+	        (unsigned long long)(dev->events - events));
+	return witness_report();
+}
+
+/* pm-glitch: one torn PM-timer read. */
+static int inject_pm_glitch(void)
+{
+	uint32_t bad, good;
+	unsigned retries;
+	if (acpi_pm_inject_glitch(&bad, &good, &retries) < 0) {
+		kprintf("error: no ACPI PM timer\n");
+		return -ENODEV;
+	}
+	if (bad == good || retries == 0) {
+		kprintf("error: the glitched read 0x%x was accepted\n", bad);
+		return -EIO;
+	}
+	kprintf("inject: a PM-timer read returned 0x%06x; the triple read rejected it and read "
+	        "again (%u retr%s): 0x%06x\n", bad, retries, retries == 1 ? "y" : "ies", good);
+	if (witness_arm(10, 10 + WITNESS_MARGIN_MS))
+		return -ENOSPC;
+	return witness_report();
+}
+
+static bool cs_unstable(const struct clocksource *cs)
+{
+	return READ_ONCE(cs->flags) & CLOCK_SOURCE_UNSTABLE;
+}
+
+/* After a fault the watchdog must catch: how many checks it took. */
+static struct clocksource *watched;
+static bool watched_caught(void) { return cs_unstable(watched); }
+static int await_watchdog(struct clocksource *cs, uint64_t checks0)
+{
+	watched = cs;
+	pause_ms(WATCHDOG_WAIT_CHECKS * MSEC_PER_SEC + WITNESS_MARGIN_MS, watched_caught);
+	struct watchdog_status st;
+	watchdog_get_status(&st);
+	if (!cs_unstable(cs)) {
+		kprintf("error: the watchdog did not notice in %llu checks\n",
+		        (unsigned long long)(st.checks - checks0));
+		return -EIO;
+	}
+	kprintf("watchdog: caught %s after %llu check%s; timekeeping on %s\n", cs->name,
+	        (unsigned long long)(st.checks - checks0), st.checks - checks0 == 1 ? "" : "s",
+	        clocksource_current()->name);
+	return 0;
+}
+
+static struct clocksource *usable_tsc(void)
+{
+	struct clocksource *cs = clocksource_lookup("tsc");
+	if (!cs || cs_unstable(cs)) {
+		kprintf("error: no usable tsc clocksource\n");
+		return NULL;
+	}
+	return cs;
+}
+
+static uint64_t watchdog_checks(void)
+{
+	struct watchdog_status st;
+	watchdog_get_status(&st);
+	if (!st.ref)
+		kprintf("note: the watchdog is off; nothing will notice\n");
+	return st.checks;
+}
+
+/* tsc-step ±MS / tsc-skew ±PPM: the TSC jumps, or drifts. */
+static int inject_tsc(bool step, int64_t amount)
+{
+	struct clocksource *tsc = usable_tsc();
+	if (!tsc)
+		return -ENODEV;
+	uint64_t checks = watchdog_checks();
+	if (witness_arm(10, WATCHDOG_WAIT_CHECKS * MSEC_PER_SEC))
+		return -ENOSPC;
+	int rc = step ? inject_clocksource_step(tsc, amount * (int64_t)NSEC_PER_MSEC)
+	              : inject_clocksource_skew(tsc, (int32_t)amount);
+	if (rc) {
+		witness_cancel();
+		kprintf("error: could not bend the tsc (%d)\n", rc);
+		return rc;
+	}
+	if (step)
+		kprintf("inject: tsc stepped %+lld ms\n", (long long)amount);
+	else
+		kprintf("inject: tsc runs %+lld ppm from now\n", (long long)amount);
+	int caught = await_watchdog(tsc, checks);
+	rc = witness_report();
+	return caught ? caught : rc;
+}
+
+/* clocksource-stall: the counter timekeeping reads stops. */
+static int inject_clocksource_stall_cmd(void)
+{
+	struct clocksource *cs = clocksource_current();
+	uint64_t checks = watchdog_checks();
+	if (witness_arm(10, WATCHDOG_WAIT_CHECKS * MSEC_PER_SEC))
+		return -ENOSPC;
+	if (inject_clocksource_stall(cs)) {
+		witness_cancel();
+		kprintf("error: could not stall %s\n", cs->name);
+		return -ENOSPC;
+	}
+	kprintf("inject: %s stopped counting\n", cs->name);
+	int caught = await_watchdog(cs, checks);
+	int rc = witness_report();
+	return caught ? caught : rc;
+}
+
+/* irq-storm MS: keyboard interrupts back to back while the CPU sleeps. */
+static bool storm_over(void) { return !ps2_keyboard_storm_active(); }
+static int inject_irq_storm(uint32_t ms)
+{
+	if (witness_arm(ms / 2 + 1, ms + WITNESS_MARGIN_MS))
+		return -ENOSPC;
+	if (ps2_keyboard_storm(ms)) {
+		witness_cancel();
+		kprintf("error: no keyboard controller to storm with\n");
+		return -ENODEV;
+	}
+	pause_ms(ms + WITNESS_MARGIN_MS, storm_over);
+	kprintf("inject: %llu keyboard interrupts in %u ms\n",
+	        (unsigned long long)ps2_keyboard_storm_count(), ms);
+	return witness_report();
+}
+
+/* late-wakeup MS: the next sleep's interrupt is taken MS late. */
+static int inject_late_wakeup(uint32_t ms)
+{
+	const uint32_t first = 50, gap = WITNESS_MARGIN_MS;
+	if (witness_arm(first, first + ms + gap))
+		return -ENOSPC;
+	idle_inject_late(this_cpu()->index, (uint64_t)ms * NSEC_PER_MSEC);
+	int rc = witness_report();
+	struct idle_late_report r;
+	idle_late_report(&r);
+	idle_inject_late(this_cpu()->index, 0);         /* disarm, if it never came */
+	char a[FMT_FIXED_SIZE], b[FMT_FIXED_SIZE], c[FMT_FIXED_SIZE];
+	if (!r.woke_ns) {
+		kprintf("error: the late wakeup did not happen\n");
+		return -EIO;
+	}
+	kprintf("inject: CPU %u's wakeup was taken %s ms late\n", this_cpu()->index,
+	        fmt_fixed(a, sizeof(a), (r.woke_ns - r.deadline_ns) / 10000, 2));
+	if (this_tick()->mode == TICK_MODE_PERIODIC)
+		return rc;                              /* no skips to look at */
+	if (!r.done) {
+		kprintf("error: no skip followed the late wakeup\n");
+		return -EIO;
+	}
+	uint64_t next_due = witnesses[1].due_ns;
+	kprintf("inject: the next skip ends %s ms after the late wakeup (it began after %u tick%s), "
+	        "the next timer is due %s ms after it\n",
+	        fmt_fixed(b, sizeof(b), (r.next_wake_ns > r.woke_ns ? r.next_wake_ns - r.woke_ns : 0) / 10000, 2),
+	        r.ticks_between, r.ticks_between == 1 ? "" : "s",
+	        fmt_fixed(c, sizeof(c), (next_due > r.woke_ns ? next_due - r.woke_ns : 0) / 10000, 2));
+	return rc;
+}
+
+/* A signed whole number: +N, -N or N, within ±max. */
+static int parse_signed(const char *s, uint32_t max, int64_t *out)
+{
+	bool neg = s[0] == '-';
+	uint32_t v;
+	if (parse_u32(s + (s[0] == '-' || s[0] == '+'), 1, max, &v))
+		return -EINVAL;
+	*out = neg ? -(int64_t)v : (int64_t)v;
+	return 0;
+}
+
+int cmd_inject(int argc, char **argv)
+{
+	uint32_t n;
+	int64_t v;
+	if (argc < 2)
+		return SHELL_USAGE;
+	const char *what = argv[1];
+	if (argc == 2 && strcmp(what, "hpet-past") == 0)
+		return inject_hpet_past();
+	if (argc == 2 && strcmp(what, "pm-glitch") == 0)
+		return inject_pm_glitch();
+	if (argc == 2 && strcmp(what, "clocksource-stall") == 0)
+		return inject_clocksource_stall_cmd();
+	if (argc == 3 && strcmp(what, "lost-tick") == 0 &&
+	    parse_u32(argv[2], 1, INJECT_MAX_TICKS, &n) == 0)
+		return inject_lost_tick(n);
+	if (argc == 3 && strcmp(what, "spurious-tick") == 0 &&
+	    parse_u32(argv[2], 1, INJECT_MAX_SPURIOUS, &n) == 0)
+		return inject_spurious_tick(n);
+	if (argc == 3 && strcmp(what, "irq-storm") == 0 &&
+	    parse_u32(argv[2], 1, INJECT_MAX_MS, &n) == 0)
+		return inject_irq_storm(n);
+	if (argc == 3 && strcmp(what, "late-wakeup") == 0 &&
+	    parse_u32(argv[2], 1, INJECT_MAX_MS, &n) == 0)
+		return inject_late_wakeup(n);
+	if (argc == 3 && strcmp(what, "tsc-step") == 0 &&
+	    parse_signed(argv[2], INJECT_MAX_MS, &v) == 0)
+		return inject_tsc(true, v);
+	if (argc == 3 && strcmp(what, "tsc-skew") == 0 &&
+	    parse_signed(argv[2], INJECT_MAX_PPM, &v) == 0)
+		return inject_tsc(false, v);
+	return SHELL_USAGE;
+}
+
+/* ---------------------------------------------------------- watchdog */
+
+int cmd_watchdog(int argc, char **argv)
+{
+	if (argc == 2 && strcmp(argv[1], "check") == 0)
+		watchdog_check();
+	else if (argc != 1)
+		return SHELL_USAGE;
+	struct watchdog_status st;
+	watchdog_get_status(&st);
+	if (!st.ref) {
+		kprintf("watchdog: off (no reference counter)\n");
+		return 0;
+	}
+	if (st.bound_ns == UINT64_MAX)
+		kprintf("watchdog: against %s, on interrupts that come anyway (no wakeups of its own)\n",
+		        st.ref->name);
+	else
+		kprintf("watchdog: against %s, on interrupts that come anyway, at least every %llu ms\n",
+		        st.ref->name, (unsigned long long)(st.bound_ns / NSEC_PER_MSEC));
+	kprintf("checks %llu, skipped for slow reads %llu, alarms %llu\n",
+	        (unsigned long long)st.checks, (unsigned long long)st.slow_reads,
+	        (unsigned long long)st.alarms);
+	for (struct clocksource *cs = clocksource_first(); cs; cs = cs->next) {
+		if (cs == st.ref)
+			continue;
+		kprintf("  %-8s ", cs->name);
+		if (cs_unstable(cs))
+			kprintf("unstable\n");
+		else if (!cs->wd_valid)
+			kprintf("not watched%s\n", cs->driven_by ? " (counts ticks)" : " yet");
+		else
+			kprintf("last %+lld ns (%+d ppm), worst %llu ns\n", (long long)cs->wd_skew_ns,
+			        (int)cs->wd_ppm, (unsigned long long)cs->wd_worst_ns);
+	}
+	return 0;
+}
