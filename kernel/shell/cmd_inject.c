@@ -260,7 +260,8 @@ static int inject_hpet_past(void)
 static int inject_lost_tick(uint32_t n)
 {
 	uint64_t period = NSEC_PER_SEC / tick_hz, span = n * period;
-	if (witness_arm(1, (uint32_t)(span / NSEC_PER_MSEC) + WITNESS_MARGIN_MS))
+	if (witness_arm((uint32_t)(span / NSEC_PER_MSEC / 2),
+	                (uint32_t)(span / NSEC_PER_MSEC) + WITNESS_MARGIN_MS))
 		return -ENOSPC;
 	uint32_t f = irq_save();
 	uint64_t until = ktime_get_ns() + span;

@@ -310,7 +310,8 @@ int clockevents_program_event(struct clock_event_device *dev,
  * in the first half of the delay it was programmed for is counted as stale
  * and not passed on; the real one follows.  (Half, not "a little early": a
  * device calibrated a few ppm off fires microseconds early on a long delay,
- * and that event is real.)  Reference: Intel 8259A datasheet,
+ * and that event is real; and the deadline is armed again, in case the
+ * verdict was wrong.)  Reference: Intel 8259A datasheet,
  * "Interrupt Request Register" and edge-triggered mode; Linux handles the
  * same symptom in clockevents by re-checking the expiry in its handlers. */
 void clockevents_handle_event(struct clock_event_device *dev)
@@ -318,9 +319,16 @@ void clockevents_handle_event(struct clock_event_device *dev)
 	struct clocksource *cs = clocksource_current();
 	bool can_tell = cs && (cs->flags & CLOCK_SOURCE_CONTINUOUS);
 	if (dev->state == CLOCK_EVT_STATE_ONESHOT && dev->fires_ns && can_tell) {
-		uint64_t half = (dev->fires_ns - dev->armed_ns) / 2;
-		if (ktime_get_ns() < dev->armed_ns + half) {
+		uint64_t half = (dev->fires_ns - dev->armed_ns) / 2, now = ktime_get_ns();
+		if (now < dev->armed_ns + half) {
 			dev->stale_events++;
+			/* Arm the deadline again for what is left of it: the
+			 * verdict trusts the clocksource, and one that stands
+			 * still (stalled, until the watchdog replaces it) makes
+			 * the real event look stale too.  Dropping it would leave
+			 * the device unarmed and the CPU asleep for good; this
+			 * way a wrong verdict costs one more interrupt. */
+			clockevents_program_event(dev, dev->fires_ns, now);
 			return;
 		}
 		dev->fires_ns = 0;

@@ -132,6 +132,12 @@ static void say_case(void)
 		        (unsigned long long)(r->max_idle_ns / NSEC_PER_MSEC), r->name);
 }
 
+/* The counter to condemn, and the words to do it with. */
+struct verdict {
+	struct clocksource *cs;
+	char why[96];
+};
+
 /* Forget every counter's last bracket (a new reference starts afresh). */
 static void forget_pairs(void)
 {
@@ -139,6 +145,10 @@ static void forget_pairs(void)
 		cs->wd_valid = false;
 }
 
+static void check_all_locked(struct verdict *v);
+
+/* A new reference: every counter's first bracket against it is taken at
+ * once, so that a fault right after this is measured from here. */
 static void reselect_locked(bool verbose)
 {
 	struct clocksource *ref = pick_ref();
@@ -148,6 +158,10 @@ static void reselect_locked(bool verbose)
 	forget_pairs();
 	if (verbose)
 		say_case();
+	if (ref) {
+		struct verdict none = { 0 };
+		check_all_locked(&none);        /* first brackets only: no verdicts */
+	}
 }
 
 /* The boot option watchdog=off (default on). */
@@ -256,12 +270,6 @@ static int64_t ppm_of(int64_t skew, uint64_t ref_ns)
 	return skew < 0 ? -(int64_t)ppm : (int64_t)ppm;
 }
 
-/* The counter to condemn, and the words to do it with. */
-struct verdict {
-	struct clocksource *cs;
-	char why[96];
-};
-
 /* Check one counter; fills *v if it lies. */
 static void check_one(struct clocksource *c, struct verdict *v)
 {
@@ -291,6 +299,14 @@ static void check_one(struct clocksource *c, struct verdict *v)
 	c->wd_width_ns = (uint32_t)width;
 }
 
+static void check_all_locked(struct verdict *v)
+{
+	for (struct clocksource *c = clocksource_first(); c; c = c->next)
+		if (c != wd.ref && watchable(c))
+			check_one(c, v);
+	wd.last_check_ns = wd.last_poll_ns = ktime_get_ns();
+}
+
 void watchdog_check(void)
 {
 	struct verdict v = { 0 };
@@ -300,10 +316,7 @@ void watchdog_check(void)
 		return;
 	}
 	wd.checks++;
-	for (struct clocksource *c = clocksource_first(); c; c = c->next)
-		if (c != wd.ref && watchable(c))
-			check_one(c, &v);
-	wd.last_check_ns = wd.last_poll_ns = ktime_get_ns();
+	check_all_locked(&v);
 	if (v.cs)
 		wd.alarms++;
 	spin_unlock_irqrestore(&wd_lock, f);

@@ -16,6 +16,7 @@
 #include "time/clockevent.h"
 #include "time/clocksource.h"
 #include "errno.h"
+#include "time/timekeeping.h"
 
 extern _Thread_local bool host_irqs_disabled;
 
@@ -442,6 +443,44 @@ static void counter_init(struct clocksource *cs, const char *name, uint64_t freq
 	cs->flags = CLOCK_SOURCE_CONTINUOUS;
 }
 
+/* A one-shot interrupt judged stale (it came in the first half of its
+ * delay by the clocksource) is not passed on, but its deadline is armed
+ * again for what is left: a clocksource that stood still (stalled, until
+ * the watchdog replaces it) makes every real event look stale, and a
+ * dropped one would leave the device unarmed and the CPU asleep for good. */
+static unsigned stale_handled;
+static void stale_count_handler(struct clock_event_device *dev) { (void)dev; stale_handled++; }
+
+static void test_stale_event_is_armed_again(void **state)
+{
+	(void)state;
+	static struct clocksource cs;
+	static struct fake_dev d;
+	counter_init(&cs, "gi", 1000000000);         /* 1 GHz: 1 count per ns */
+	counter_value = 5 * NSEC_PER_SEC;
+	assert_int_equal(clocksource_register(&cs), 0);
+	fake_init(&d, "dev", 100, CLOCK_EVT_FEAT_ONESHOT, 1000000000, 1, 0xFFFFFFFF);
+	assert_int_equal(clockevents_register(&d.dev), 0);
+	d.dev.event_handler = stale_count_handler;
+	stale_handled = 0;
+	host_irqs_disabled = true;
+	assert_int_equal(clockevents_set_oneshot(&d.dev), 0);
+	uint64_t now = ktime_get_ns();
+	assert_int_equal(clockevents_program_event(&d.dev, now + 10 * NSEC_PER_MSEC, now), 0);
+	unsigned calls = d.calls;
+
+	clockevents_handle_event(&d.dev);           /* the counter stood still */
+	assert_int_equal(stale_handled, 0);
+	assert_true(d.dev.stale_events == 1);
+	assert_int_equal(d.calls, calls + 1);       /* armed again ... */
+	assert_true(d.ticks[calls] == 10 * NSEC_PER_MSEC);  /* ... for all that is left */
+
+	counter_value += 10 * NSEC_PER_MSEC;        /* time moves: the next one counts */
+	clockevents_handle_event(&d.dev);
+	assert_int_equal(stale_handled, 1);
+	host_irqs_disabled = false;
+}
+
 /* What clockevents_update_freq derives for `d` at freq_hz, from a fresh
  * device with the same limits registered at that rate. */
 static void check_derived_at(const struct clock_event_device *d, uint64_t freq_hz)
@@ -576,6 +615,7 @@ int main(void)
 		cmocka_unit_test_setup(test_preferred_name, reset),
 		cmocka_unit_test_setup(test_rate_source_follows, reset),
 		cmocka_unit_test_setup(test_periodic_count, reset),
+		cmocka_unit_test_setup(test_stale_event_is_armed_again, reset),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
