@@ -29,7 +29,7 @@ _Static_assert(sizeof(struct trapframe) == 68, "SDM Figure 6-4: no ss:esp withou
 /* Vector layout (kernel/arch/idt.c): */
 /* The bottom STACK_GUARD_BYTES of every kernel stack (the boot CPU's in
  * boot/entry.asm, each AP's in its struct cpu) hold a known pattern, and
- * every interrupt's exit checks that its CPU's pattern is whole
+ * every interrupt's entry and exit check that its CPU's pattern is whole
  * (stack_guard_check, from trap_dispatch).  A stack that grew too deep, or
  * a stray write, overwrites it: a panic report then names the CPU and the
  * first word found changed, instead of silent corruption of whatever lies

@@ -109,10 +109,13 @@ void stack_guard_check(void)
 			      __builtin_frame_address(0));
 }
 
+/* The guard is checked as each interrupt arrives (before its handler can
+ * push deeper: timers run from it, with interrupts on) and as it leaves. */
 void trap_dispatch(struct trapframe *tf)
 {
 	if (tf->vector < VEC_EXCEPTIONS)
 		exception_report(tf);
+	stack_guard_check();
 	irq_dispatch(tf);
 	stack_guard_check();
 }

@@ -169,7 +169,7 @@ static int cmd_poweroff(int argc, char **argv)
 #define FAULT_STACK_FRAME   256
 /* Stop this deep into the guard: the rest holds the frames of the
  * interrupt whose exit finds the damage. */
-#define FAULT_STACK_INTO_GUARD  128
+#define FAULT_STACK_INTO_GUARD  64
 
 /* Recurse until the stack reaches `stop`, then wait for interrupts with
  * the stack that deep: the first one's exit check panics. */
