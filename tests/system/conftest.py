@@ -17,6 +17,7 @@ test fails with EmulatorFailure: QEMU's exit status (or "still running")
 and the tail of what it printed, QEMU's own error lines included (its
 stderr shares the pty with the serial console) -- never an empty message.
 """
+import glob
 import os
 import re
 import shutil
@@ -335,13 +336,39 @@ def reruns_of(session_or_config):
     return reporter.stats.get("rerun", []) if reporter else []
 
 
+# The clocksource watchdog must never raise a false alarm: after the run,
+# every serial log this session wrote is read, and an alarm ("marked
+# unstable: watchdog") in one where no counter fault was injected fails the
+# run (kernel/time/watchdog.c; docs/robustness.md).
+SESSION_START = time.time()
+WATCHDOG_ALARM = "marked unstable: watchdog"
+COUNTER_FAULT = re.compile(r"inject (tsc-step|tsc-skew|clocksource-stall)")
+
+
+def false_watchdog_alarms():
+    found = []
+    for log in sorted(glob.glob(os.path.join(LOG_DIR, "*.log"))):
+        if os.path.getmtime(log) < SESSION_START:
+            continue
+        with open(log, encoding="utf-8", errors="replace") as f:
+            text = f.read()
+        if WATCHDOG_ALARM in text and not COUNTER_FAULT.search(text):
+            line = next(l for l in text.splitlines() if WATCHDOG_ALARM in l)
+            found.append(f"{os.path.basename(log)}: {line.strip()}")
+    return found
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_sessionfinish(session, exitstatus):
     if len(reruns_of(session)) > MAX_RERUNS_PER_RUN and exitstatus == pytest.ExitCode.OK:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
+    if false_watchdog_alarms() and exitstatus == pytest.ExitCode.OK:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 def pytest_terminal_summary(terminalreporter):
+    for alarm in false_watchdog_alarms():
+        terminalreporter.line(f"FAILED: a watchdog alarm with no fault injected: {alarm}", red=True)
     reruns = terminalreporter.stats.get("rerun", [])
     if not reruns:
         return
