@@ -34,6 +34,7 @@ static struct irq_desc descs[VECTORS];
 static const struct irq_chip *chip;
 static uint64_t spurious[IRQ_LINES];
 static uint64_t unexpected;
+void (*volatile irq_test_hook)(unsigned vector);
 
 static bool is_pic_vector(unsigned v) { return v >= VEC_IRQ_BASE && v < VEC_IRQ_BASE + IRQ_LINES; }
 
@@ -111,7 +112,9 @@ void irq_dispatch(struct trapframe *tf)
 	tick_irq_enter(v);              /* this CPU's tick (each CPU has its own) */
 	if (d->handler)
 		d->handler(d->ctx);
-	else if (unexpected++ == 0)
+	if (irq_test_hook)
+		irq_test_hook(v);
+	if (!d->handler && unexpected++ == 0)
 		kprintf("irq: unexpected interrupt on vector %u (no handler; counted in 'irqs')\n", v);
 	if (pic)
 		chip->eoi(v - VEC_IRQ_BASE);

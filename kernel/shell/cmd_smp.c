@@ -3,6 +3,7 @@
  * timers from every CPU at once and checks that none was lost, doubled,
  * early or run on the wrong CPU (docs/smp.md).
  */
+#include "arch/irq.h"
 #include "arch/smp.h"
 #include "console.h"
 #include "errno.h"
@@ -26,6 +27,14 @@
 #define STRESS_DRAIN_MS 500     /* after the last arm, all must have fired by then */
 #define STRESS_DRAIN_STEP_MS 10 /* looked at this often (timers on other CPUs
                                    fire there, and wake no one here) */
+/* The latest a checked callback may run after its deadline.  A timer runs
+ * at the first interrupt after it is due: in periodic mode up to a tick
+ * later (10 ms at HZ=100), and a dyntick CPU woken by the boot CPU a tick
+ * after that; the rest is the emulator's host, which stalls virtual CPUs
+ * for tens of ms when they outnumber its cores.  100 ms is generous for
+ * all of that, and a lost interrupt or a timer forgotten for a second
+ * still fails. */
+#define STRESS_LATE_BOUND_MS 100
 
 /* ---------------------------------------------------------- timeron */
 
@@ -159,9 +168,22 @@ static struct {
 	 * add without a library; 60 s on 8 CPUs stays far below 2^32).
 	 * Every arming ends exactly one way. */
 	volatile uint32_t arms, fired, cancelled, replaced;
-	volatile uint32_t early, wrong_cpu, unchecked, unowed;
+	volatile uint32_t early, wrong_cpu, unchecked, unowed, too_late;
+	/* Steps taken from timer callbacks and from interrupt handlers. */
+	volatile uint32_t from_callbacks, from_irqs;
+	/* The worst lateness of a checked callback (hrtimers in ns, wheel
+	 * timers in jiffies); written under the timer's lock, maxed racily
+	 * across timers (a lost maximum is one of two nearly equal values). */
+	volatile uint64_t worst_late_ns;
+	volatile uint32_t worst_late_jiffies;
 	volatile unsigned running;      /* CPUs still arming */
 } stress;
+
+static void stress_step(uint32_t *rnd);
+static uint32_t next_random(uint32_t *x);
+
+/* Steps from callbacks and interrupts draw from one sequence per CPU. */
+static uint32_t stress_rnd[NR_CPUS];
 
 static bool stress_queued(const struct stress_timer *s)
 {
@@ -188,13 +210,44 @@ static void stress_fired(struct stress_timer *s)
 	} else {
 		if (this_cpu()->index != s->cpu)
 			__atomic_add_fetch(&stress.wrong_cpu, 1, __ATOMIC_RELAXED);
-		bool early = s->hr ? ktime_get_ns() < s->expires_ns : time_before(jiffies, s->expires);
+		uint64_t now = ktime_get_ns();
+		bool early = s->hr ? now < s->expires_ns : time_before(jiffies, s->expires);
 		if (early)
 			__atomic_add_fetch(&stress.early, 1, __ATOMIC_RELAXED);
+		uint64_t late_ns = 0;
+		if (s->hr && !early) {
+			late_ns = now - s->expires_ns;
+			if (late_ns > stress.worst_late_ns)
+				stress.worst_late_ns = late_ns;
+		} else if (!early) {
+			uint32_t lj = jiffies - s->expires;
+			if (lj > stress.worst_late_jiffies)
+				stress.worst_late_jiffies = lj;
+			late_ns = (uint64_t)lj * (NSEC_PER_SEC / tick_hz);
+		}
+		if (late_ns > STRESS_LATE_BOUND_MS * NSEC_PER_MSEC)
+			__atomic_add_fetch(&stress.too_late, 1, __ATOMIC_RELAXED);
 		s->owed--;
 	}
 	__atomic_add_fetch(&stress.fired, 1, __ATOMIC_RELAXED);
 	spin_unlock_irqrestore(&s->lock, f);
+	/* Every other callback arms or cancels a timer itself, while the run
+	 * lasts (its own lock released: two callbacks may pick each other). */
+	uint32_t *rnd = &stress_rnd[this_cpu()->index];
+	if (ktime_get_ns() < stress.end_ns && (next_random(rnd) & 1)) {
+		__atomic_add_fetch(&stress.from_callbacks, 1, __ATOMIC_RELAXED);
+		stress_step(rnd);
+	}
+}
+
+/* In every interrupt, on every CPU, while the run lasts: one step. */
+static void stress_irq_hook(unsigned vector)
+{
+	UNUSED(vector);
+	if (ktime_get_ns() >= stress.end_ns)
+		return;
+	__atomic_add_fetch(&stress.from_irqs, 1, __ATOMIC_RELAXED);
+	stress_step(&stress_rnd[this_cpu()->index]);
 }
 
 static void stress_wheel_fn(struct timer *t)
@@ -299,14 +352,21 @@ int cmd_stress(int argc, char **argv)
 			timer_init(&st->wheel, stress_wheel_fn, "stress");
 	}
 	stress.arms = stress.fired = stress.cancelled = stress.replaced = 0;
-	stress.early = stress.wrong_cpu = stress.unchecked = stress.unowed = 0;
+	stress.early = stress.wrong_cpu = stress.unchecked = stress.unowed = stress.too_late = 0;
+	stress.from_callbacks = stress.from_irqs = 0;
+	stress.worst_late_ns = 0;
+	stress.worst_late_jiffies = 0;
+	for (unsigned i = 0; i < NR_CPUS; i++)
+		stress_rnd[i] = 0x2545F491u * (i + 1);
 	stress.end_ns = ktime_get_ns() + (uint64_t)s * NSEC_PER_SEC;
+	irq_test_hook = stress_irq_hook;
 	stress.running = cpus_online;
 	for (unsigned i = 1; i < cpus_online; i++)
 		if (smp_call(i, stress_worker, (void *)(uintptr_t)i) != 0)
 			__atomic_sub_fetch(&stress.running, 1, __ATOMIC_RELEASE);
 	stress_worker((void *)0);
 	wait_event(__atomic_load_n(&stress.running, __ATOMIC_ACQUIRE) == 0);
+	irq_test_hook = NULL;
 	/* Let every timer still armed come due (each is at most
 	 * STRESS_MAX_MS ahead, plus a tick). */
 	for (unsigned ms = 0; ms < STRESS_DRAIN_MS && stress_pending(); ms += STRESS_DRAIN_STEP_MS)
@@ -322,6 +382,12 @@ int cmd_stress(int argc, char **argv)
 	        "%u ran with no arming owing it\n",
 	        cpus_online, stress.arms, stress.fired, stress.cancelled, stress.replaced, pending,
 	        stress.early, stress.wrong_cpu, stress.unchecked, stress.unowed);
+	char late[FMT_FIXED_SIZE];
+	kprintf("stress: %u steps from timer callbacks, %u from interrupt handlers; latest: hrtimer "
+	        "%s ms, wheel timer %u jiffies after its deadline; %u later than %u ms\n",
+	        stress.from_callbacks, stress.from_irqs,
+	        fmt_fixed(late, sizeof(late), stress.worst_late_ns / 1000, 3), stress.worst_late_jiffies,
+	        stress.too_late, STRESS_LATE_BOUND_MS);
 	for (unsigned i = 0; i < ARRAY_SIZE(stress.t); i++) {
 		if (stress.t[i].hr)
 			hrtimer_cancel(&stress.t[i].hrt);
@@ -329,7 +395,7 @@ int cmd_stress(int argc, char **argv)
 			timer_del(&stress.t[i].wheel);
 	}
 	if (ended != stress.arms || pending || owed || stress.early || stress.wrong_cpu ||
-	    stress.unowed) {
+	    stress.unowed || stress.too_late) {
 		kprintf("error: stress: %d armings unaccounted for, %u pending and %u callbacks "
 		        "owed after %u ms\n",
 		        (int)(stress.arms - ended), pending, owed, STRESS_DRAIN_MS);

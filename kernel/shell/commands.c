@@ -46,7 +46,7 @@ const struct shell_command shell_commands[] = {
 	{ "tick",     "[periodic|dyntick|tickless]", "show or switch the tick mode", cmd_tick },
 	{ "busy",     "SECONDS [CPU]", "spin for 1..3600 s with the tick running (Ctrl-C stops); on another CPU, in the background", cmd_busy },
 	{ "timeron",  "CPU MS",       "arm an hrtimer and a wheel timer for CPU MS ms (1..60000) ahead; where and when they ran", cmd_timeron },
-	{ "stress",   "SECONDS",      "every CPU arms and cancels shared timers for 1..60 s; check none lost, doubled, early", cmd_stress },
+	{ "stress",   "SECONDS",      "every CPU, its timer callbacks and its interrupts arm and cancel shared timers for 1..60 s; check none lost, doubled, early or late", cmd_stress },
 	{ "dyntick",  "[on|off]",     "the 2005 patch's status lines and skip counters; on = dyntick, off = periodic", cmd_dyntick },
 	{ "wakeups",  "[reset|CPU]",  "why the CPUs woke (or CPU N), per cause, since the last reset (like powertop)", cmd_wakeups },
 	{ "idle",     "SECONDS",      "idle 1..3600 s, then wakeups, sleep lengths, % halted: all CPUs, and each", cmd_idle },
