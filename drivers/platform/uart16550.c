@@ -70,14 +70,17 @@ bool uart_present(void) { return present; }
  * kvprintf() holds interrupts off for a whole message, and each byte waits
  * here for the transmitter: a 30-byte line is 2.6 ms without the receive
  * interrupt, and 16 bytes of FIFO last 1.4 ms.  Workaround: while waiting
- * to send, move received bytes to the console, as the interrupt would.
- * Only on the boot CPU, the one the 8259 interrupts (IRQ4 is its): there,
- * with interrupts off, this and uart_irq() cannot run at once, so the
- * console's ring keeps one producer.  Reference: PC16550D datasheet, LSR
- * bit 1 (overrun error); Bochs 2.7 iodev/serial.cc, rx_timer. */
+ * to send with interrupts off, move received bytes to the console, as the
+ * interrupt would.  Only then, and only on the boot CPU, the one the 8259
+ * interrupts (IRQ4 is its): there this and uart_irq() cannot run at once,
+ * so the console's ring keeps one producer and the bytes their order.
+ * (With interrupts on, uart_irq() drains the FIFO; draining here too lost
+ * and reordered bytes when it cut in between LSR, RBR and the push.)
+ * Reference: PC16550D datasheet, LSR bit 1 (overrun error); Bochs 2.7
+ * iodev/serial.cc, "receive FIFO overflow". */
 static void uart_send(uint8_t b)
 {
-	bool drain = rx_on && this_cpu()->index == 0;
+	bool drain = rx_on && !irqs_enabled() && this_cpu()->index == 0;
 	for (unsigned i = 0; i < UART_TX_SPIN_LIMIT; i++) {
 		uint8_t lsr = reg_read(UART_LSR);
 		if (drain && (lsr & UART_LSR_DR))

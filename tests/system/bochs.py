@@ -34,8 +34,14 @@ guest idle at the prompt; tests/system/test_bochs_shell.py):
   measured) and then moves by the granularity of time(NULL): 0.95-1.11 s
   over 16 s, sampled every 0.25 s.  So over a window, guest and host time
   agree within one second (plus the time it takes to read `uptime`),
-  whatever the window's length; a busy guest can fall behind, never run
-  further ahead.  SLOWDOWN_LEAD_S below.
+  whatever the window's length.  Slowdown can only slow Bochs down: while
+  Bochs has emulated less time since it started than the host has run
+  (its busy boot, when the host cannot do `ips` instructions a second),
+  it lets the guest run up to 1.5 times the host's speed to catch up
+  (MAXMULT in Bochs' iodev/slowdown_timer.cc): lull's uptime then gained
+  +2.2 s in 4.5 s at ips=50000000 on a loaded 2-core host.  So a run
+  against the host's clock uses SLOWDOWN_IPS, an ips any host beats: the
+  lead then stayed within 0.36-0.54 s over 8 s under a load of 3.8.
 
 COM1 goes to a file (`mode=file`, output only: enough for the self-test) or
 to a terminal (`mode=term`, Bochs 2.7's bochsrc "COM1" section: "This can be
@@ -55,7 +61,7 @@ from conftest import PROMPT, describe_exit, emulator_failure
 
 BOCHSRC = """\
 megs: 128
-cpu: model={model}, ips=50000000
+cpu: model={model}, ips={ips}
 romimage: file=/usr/share/bochs/BIOS-bochs-latest
 vgaromimage: file=/usr/share/vgabios/vgabios.bin
 ata0: enabled=1, ioaddr1=0x1f0, ioaddr2=0x3f0, irq=14
@@ -73,24 +79,30 @@ debug: action=ignore
 """
 
 
+# Instructions per guest second: the TSC's rate, and the LAPIC timer's
+# times 16.  50 MIPS is about what Bochs 2.7 does on one core of the
+# development machines.
+IPS = 50_000_000
 # How far guest time may be from the host's over any window under
 # `clock: sync=slowdown`: the one-second quantum of Bochs' slowdown timer
-# (its comparison with time(NULL)); see above.
+# (its comparison with time(NULL)); and the ips that keeps Bochs ahead of
+# the host, so that the quantum is all (above).
 SLOWDOWN_LEAD_S = 1.0
+SLOWDOWN_IPS = 20_000_000
 
 
 class Bochs:
     """One Bochs process booting an ISO; its stdout, stderr and log go to
     files in tmp_path, for own_words().  sync: the bochsrc's `clock: sync=`,
-    "none" or "slowdown" (above)."""
+    "none" or "slowdown" (above); ips: its `cpu: ips=`."""
 
-    def __init__(self, tmp_path, model, iso, com1, sync="none"):
+    def __init__(self, tmp_path, model, iso, com1, sync="none", ips=IPS):
         self.what = f"Bochs ({model}, clock sync={sync})"
         self.out = tmp_path / "bochs.out"           # its stdout and stderr
         self.log = tmp_path / "bochs.log"
         rc = tmp_path / "bochsrc"
-        rc.write_text(BOCHSRC.format(model=model, iso=os.path.abspath(iso), com1=com1,
-                                    sync=sync, log=self.log))
+        rc.write_text(BOCHSRC.format(model=model, ips=ips, iso=os.path.abspath(iso),
+                                    com1=com1, sync=sync, log=self.log))
         dbg = tmp_path / "dbg.rc"
         dbg.write_text("c\n")                       # Bochs' debugger: just continue
         with open(self.out, "wb") as outf:
@@ -120,7 +132,7 @@ class BochsShell:
     """Bochs with lull's COM1 on a pty: wait for output, type shell lines.
     Everything lull prints is also written to log_path as it arrives."""
 
-    def __init__(self, tmp_path, model, iso, log_path, sync="none"):
+    def __init__(self, tmp_path, model, iso, log_path, sync="none", ips=IPS):
         self.master, self.slave = os.openpty()
         # A plain 8-bit line: no echo, no line editing, no signals from ^C.
         # (Bochs sets the same again when it opens the slave.)  The slave
@@ -128,7 +140,7 @@ class BochsShell:
         # starts or after it exits.
         tty.setraw(self.slave)
         self.bochs = Bochs(tmp_path, model, iso,
-                           f"mode=term, dev={os.ttyname(self.slave)}", sync)
+                           f"mode=term, dev={os.ttyname(self.slave)}", sync, ips)
         self.logf = open(log_path, "wb")
         self.decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self.text = ""          # all lull printed, "\r" removed

@@ -25,7 +25,7 @@ import time
 
 import pytest
 
-from bochs import SLOWDOWN_LEAD_S, BochsShell
+from bochs import SLOWDOWN_IPS, SLOWDOWN_LEAD_S, BochsShell
 from conftest import ISO, LOG_DIR
 from test_bochs import HASWELL
 from test_drift import drift_ppm
@@ -214,7 +214,7 @@ def test_uptime_follows_the_host(tmp_path):
     (42 times fast under sync=realtime), fails."""
     os.makedirs(LOG_DIR, exist_ok=True)
     sh = BochsShell(tmp_path, HASWELL, ISO, os.path.join(LOG_DIR, "bochs-shell-slowdown.log"),
-                    sync="slowdown")
+                    sync="slowdown", ips=SLOWDOWN_IPS)
     try:
         sh.wait_prompt(timeout=90)
         time.sleep(1.5)                 # the lead settles within the first second
