@@ -19,7 +19,8 @@ What the bochsrc needs on any machine:
   only with other guest times.  Bochs' own ruler for them is the CMOS
   clock: its seconds are counted on the same instruction clock as the TSC,
   the local APIC timer, the PIT and the HPET, and lull reads it only for
-  `date`.
+  `date`.  `time0=utc` starts it at the host's UTC, as QEMU's is by
+  default.
 
 Guest time against the host's clock (measured with Bochs 2.7, ips=50000000,
 guest idle at the prompt; tests/system/test_bochs_shell.py):
@@ -68,7 +69,7 @@ ata0: enabled=1, ioaddr1=0x1f0, ioaddr2=0x3f0, irq=14
 ata0-master: type=cdrom, path={iso}, status=inserted
 boot: cdrom
 com1: enabled=1, {com1}
-clock: sync={sync}, time0=local
+clock: sync={sync}, time0=utc
 display_library: rfb, options="timeout=0"
 sound: driver=dummy
 log: {log}
