@@ -55,7 +55,19 @@ static void pic_eoi(unsigned line)
  * interrupt was spurious: do not run a handler and do not EOI that chip (a
  * spurious IRQ15 still needs an EOI to the master, whose cascade input did
  * fire).  Reference: 8259A datasheet, "Interrupt Sequence", note on IR
- * inputs; OSDev wiki "8259 PIC", Spurious IRQs. */
+ * inputs; OSDev wiki "8259 PIC", Spurious IRQs.
+ *
+ * QUIRK: Bochs turns a vanished IRQ0 into IRQ7.
+ * Symptom: `irqs` counts "spurious IRQ7 (8259 PIC)" once for each switch
+ * of the tick to or from the PIT in Bochs (2 after `clockevent pit`,
+ * `clockevent hpet`), never in QEMU.  Emulator: Bochs 2.7 clears a line's
+ * request when the line goes low, as the 8259A does, but keeps INTR
+ * raised, so the CPU's acknowledge finds no request and gets vector 7.
+ * The likely path: a tick switch writes channel 0's control word, which
+ * drops OUT, after OUT's edge was signalled with interrupts off.  QEMU
+ * keeps an edge's request latched.  Workaround:
+ * the one above; nothing else is needed.  Reference: Bochs 2.7
+ * iodev/pic.cc, lower_irq() and IAC(). */
 static bool pic_is_spurious(unsigned line)
 {
 	if (line != PIC_SPURIOUS_LINE && line != PIC_SPURIOUS_LINE + 8)

@@ -31,7 +31,7 @@
  * far finer than a tick, while 32 bits last 68 s to 11 min, longer than
  * any tickless sleep needs.  Linux chose 16 too. */
 #define LAPIC_DIVIDE_BY_16      0x3u        /* divide configuration bits 3,1,0 = 0,1,1 */
-#define LAPIC_TIMER_DIVISOR     16          /* ... the same, as a number */
+#define LAPIC_DIVIDE_BY_1       0xBu        /* divide configuration bits 3,1,0 = 1,1,1 */
 
 #define MSR_IA32_TSC_DEADLINE   0x6E0       /* absolute TSC deadline; 0 disarms */
 #define LAPIC_TIMER_MIN_HZ      1000000ULL      /* plausible rates after the divider: */
@@ -210,17 +210,42 @@ static uint64_t lapic_timer_elapsed(void)
 	return LAPIC_COUNT_MAX - lapic_read(LAPIC_TIMER_CURRENT);
 }
 
+/* The divider every CPU's timer runs with: by 16, unless the bus is too
+ * slow for that (lapic_timer_calibrate). */
+static struct { uint32_t config; unsigned divisor; } divider = { LAPIC_DIVIDE_BY_16, 16 };
+
 /* Let the masked timer count down from the top while we measure it: even
  * at LAPIC_TIMER_MAX_HZ it takes 4 s to reach 0, and we need 0.15 s. */
-static int lapic_timer_calibrate(struct calibration *cal)
+static int lapic_timer_calibrate_divided(struct calibration *cal)
 {
-	lapic_write(LAPIC_TIMER_DIVIDE, LAPIC_DIVIDE_BY_16);
+	lapic_write(LAPIC_TIMER_DIVIDE, divider.config);
 	lapic_write(LAPIC_LVT_TIMER, LVT_MASKED | LVT_TIMER_ONESHOT | VEC_LAPIC_TIMER);
 	lapic_write(LAPIC_TIMER_INITIAL, LAPIC_COUNT_MAX);
 	int rc = calibrate_counter(lapic_timer_elapsed, LAPIC_COUNT_MAX, NULL,
 	                           LAPIC_TIMER_MIN_HZ, LAPIC_TIMER_MAX_HZ,
 	                           LAPIC_TIMER_CALIBRATE_PPM, cal);
 	lapic_write(LAPIC_TIMER_INITIAL, 0);
+	return rc;
+}
+
+/* QUIRK: a bus clock too slow to divide by 16.
+ * Symptom: "lapic: ... timer not used: calibration against tsc failed
+ * (rate outside the plausible range)", and no tsc-deadline either.
+ * Emulator: Bochs 2.7, whose APIC timer counts the CPU's instructions:
+ * its bus clock is the bochsrc's `ips`, 4,000,000 unless set, which is
+ * 250 kHz after the divider, under LAPIC_TIMER_MIN_HZ (real buses run
+ * 66 MHz and up; QEMU's 1 GHz).  Workaround: measured below the floor
+ * with 16, measure again dividing by 1; the floor still catches a broken
+ * measurement.  Reference: SDM 10.5.4 (divide configuration register);
+ * Bochs 2.7 bochsrc "cpu: ips", and its log line "IPS is set to 4000000". */
+static int lapic_timer_calibrate(struct calibration *cal)
+{
+	int rc = lapic_timer_calibrate_divided(cal);
+	if (rc == -EINVAL && cal->freq_hz && cal->freq_hz < LAPIC_TIMER_MIN_HZ) {
+		divider.config = LAPIC_DIVIDE_BY_1;
+		divider.divisor = 1;
+		rc = lapic_timer_calibrate_divided(cal);
+	}
 	return rc;
 }
 
@@ -256,9 +281,10 @@ struct clock_event_device *lapic_timer_this_ap(void)
 		return NULL;
 	struct clock_event_device *dev = &this_cpu()->lapic_timer;
 	if (!dev->mult) {
-		/* Divide by 16 as on the boot CPU: after INIT the divider is
-		 * 2 (divide configuration 0, SDM 10.5.4), eight times faster. */
-		lapic_write(LAPIC_TIMER_DIVIDE, LAPIC_DIVIDE_BY_16);
+		/* Divide as on the boot CPU: after INIT the divider is 2
+		 * (divide configuration 0, SDM 10.5.4), eight times faster
+		 * than by 16. */
+		lapic_write(LAPIC_TIMER_DIVIDE, divider.config);
 		*dev = lapic_clockevent;
 		dev->next = NULL;
 		dev->event_handler = NULL;
@@ -287,7 +313,7 @@ int lapic_timer_init(void)
 	kprintf("lapic: at 0x%08x (version 0x%02x), timer %s MHz "
 	        "(bus / %u, calibrated against %s, spread %u ppm)\n",
 	        phys, lapic_version(), fmt_mhz(mhz, sizeof(mhz), cal.freq_hz),
-	        LAPIC_TIMER_DIVISOR, cal.ref, cal.spread_ppm);
+	        divider.divisor, cal.ref, cal.spread_ppm);
 	/* What calibration measured is the timer's ratio to the reference
 	 * clocksource (none for PIT channel 2): if that counter's rate is
 	 * measured again, the timer's rate moves with it. */
