@@ -43,8 +43,6 @@ void watchdog_check(void);
  * wrap since the last check; UINT64_MAX if it need not wake for that. */
 uint64_t watchdog_max_idle_ns(uint64_t now);
 
-/* The clocksource changed: pick a reference again (clocksource.c). */
-void watchdog_reselect(void);
 
 struct watchdog_status {
 	struct clocksource *ref;        /* NULL: nothing to compare with */

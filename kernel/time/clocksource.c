@@ -20,7 +20,6 @@
 #include "time/mult_shift.h"
 #include "time/clockevent.h"
 #include "time/timekeeping.h"
-#include "time/watchdog.h"
 #include "time/arch.h"
 #include "errno.h"
 #include "kstring.h"
@@ -110,10 +109,8 @@ static void clocksource_reselect(void)
 	}
 	arch_irq_restore(flags);
 
-	if (pick && pick != old) {
+	if (pick && pick != old)
 		kprintf("clocksource: switched to %s (rating %d)\n", pick->name, pick->rating);
-		watchdog_reselect();    /* the new one is watched, not the judge */
-	}
 }
 
 /* Names must tell counters apart, and fit the preferred-name copy. */
@@ -245,7 +242,6 @@ void clocksource_mark_unstable(struct clocksource *cs, const char *why)
 {
 	cs->flags |= CLOCK_SOURCE_UNSTABLE;
 	kprintf("clocksource: %s marked unstable: %s\n", cs->name, why);
-	watchdog_reselect();            /* it may have been the reference */
 	if (cs == clocksource_cur) {
 		clocksource_reselect();
 		if (cs == clocksource_cur)

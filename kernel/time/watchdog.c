@@ -63,11 +63,20 @@
 /* A reference that takes longer than this to wrap (an hour) never needs
  * a wakeup of its own: some interrupt always comes before. */
 #define WATCHDOG_NO_WRAP_NS     (3600ull * NSEC_PER_SEC)
+/* The largest rate error a check must still measure right when the
+ * reference wrapped since the last one (5%): a counter further off than
+ * that is broken, not drifting, and a check with less time in it caught
+ * it already (busy CPUs are checked every second).  It sets how long a
+ * wrapping reference may go unread: half its wrap / 5%, 47 s for the PM
+ * timer, instead of the 2.3 s half-wrap a plain difference needs. */
+#define WATCHDOG_ALIAS_PPM      50000
 
 static spinlock_t wd_lock = SPINLOCK_INIT;
 static struct {
 	bool started;
 	struct clocksource *ref;
+	struct clocksource *cur;        /* timekeeping's counter when ref was picked */
+	uint64_t bound_ns;              /* longest time between checks; UINT64_MAX none */
 	uint64_t last_check_ns;         /* ktime of the last check */
 	uint64_t last_poll_ns;          /* ktime at the last poll */
 	uint64_t checks, slow_reads, alarms;
@@ -76,6 +85,12 @@ static struct {
 static bool never_wraps(const struct clocksource *cs)
 {
 	return cs->mask / cs->freq_hz >= WATCHDOG_NO_WRAP_NS / NSEC_PER_SEC;
+}
+
+/* Does a wrap later than b (64-bit counters: the slower one)? */
+static bool wider(const struct clocksource *a, const struct clocksource *b)
+{
+	return a->mask / a->freq_hz >= b->mask / b->freq_hz;
 }
 
 /* cycles -> ns at `freq` for any count (cyc2ns is exact only up to
@@ -115,6 +130,30 @@ static struct clocksource *pick_ref(void)
 	return best;
 }
 
+/* How long `c` may go unchecked against the wrapping reference r.  The
+ * wider of the two measures the interval and the other's count is taken
+ * modulo its width (check_one): a wider c lets r wrap as long as the skew
+ * stays under half r's wrap (WATCHDOG_ALIAS_PPM); a wider r must not wrap
+ * at all, so half its wrap. */
+static uint64_t pair_bound_ns(const struct clocksource *c, const struct clocksource *r)
+{
+	uint64_t half_wrap = cycles_to_ns(r->mask / 2, r->freq_hz);
+	return wider(c, r) ? half_wrap / WATCHDOG_ALIAS_PPM * PARTS_PER_MILLION : half_wrap;
+}
+
+static bool watchable(const struct clocksource *cs);
+
+static uint64_t bound_for(const struct clocksource *r)
+{
+	uint64_t bound = UINT64_MAX;
+	if (!r || never_wraps(r))
+		return bound;
+	for (struct clocksource *c = clocksource_first(); c; c = c->next)
+		if (c != r && watchable(c))
+			bound = MIN(bound, pair_bound_ns(c, r));
+	return bound;
+}
+
 static void say_case(void)
 {
 	struct clocksource *r = wd.ref;
@@ -123,13 +162,13 @@ static void say_case(void)
 		        clocksource_current() ? clocksource_current()->name : "the clocksource");
 		return;
 	}
-	if (never_wraps(r))
+	if (wd.bound_ns == UINT64_MAX)
 		kprintf("watchdog: against %s, on interrupts that come anyway "
 		        "(%s does not wrap: no wakeups of its own)\n", r->name, r->name);
 	else
 		kprintf("watchdog: against %s, on interrupts that come anyway, "
 		        "but at least every %llu ms (%s wraps)\n", r->name,
-		        (unsigned long long)(r->max_idle_ns / NSEC_PER_MSEC), r->name);
+		        (unsigned long long)(wd.bound_ns / NSEC_PER_MSEC), r->name);
 }
 
 /* The counter to condemn, and the words to do it with. */
@@ -149,15 +188,15 @@ static void check_all_locked(struct verdict *v);
 
 /* A new reference: every counter's first bracket against it is taken at
  * once, so that a fault right after this is measured from here. */
-static void reselect_locked(bool verbose)
+static void reselect_locked(void)
 {
 	struct clocksource *ref = pick_ref();
+	wd.cur = clocksource_current();
+	wd.bound_ns = bound_for(ref);
 	if (ref == wd.ref)
 		return;
 	wd.ref = ref;
 	forget_pairs();
-	if (verbose)
-		say_case();
 	if (ref) {
 		struct verdict none = { 0 };
 		check_all_locked(&none);        /* first brackets only: no verdicts */
@@ -187,18 +226,17 @@ void watchdog_start(void)
 	unsigned long f = spin_lock_irqsave(&wd_lock);
 	wd.started = true;
 	wd.ref = NULL;
-	reselect_locked(false);
+	reselect_locked();
 	wd.last_check_ns = wd.last_poll_ns = ktime_get_ns();
 	spin_unlock_irqrestore(&wd_lock, f);
 	say_case();
 }
 
-void watchdog_reselect(void)
+/* Timekeeping moved to another counter, or the reference was condemned:
+ * pick again (silently: `watchdog` shows the state). */
+static bool choice_stale(void)
 {
-	unsigned long f = spin_lock_irqsave(&wd_lock);
-	if (wd.started)
-		reselect_locked(true);
-	spin_unlock_irqrestore(&wd_lock, f);
+	return clocksource_current() != wd.cur || (wd.ref && !watchable(wd.ref));
 }
 
 /* One bracket: R, C, R, narrow enough.  *ref gets R's count at C's read
@@ -238,16 +276,14 @@ static int64_t skew_to_ns(const struct clocksource *c, uint64_t mag, bool negati
 	return negative ? -(int64_t)ns : (int64_t)ns;
 }
 
-/* How far c's count since its last bracket is from what the reference's
- * ref_ns predicts, in ns (positive: c ran fast).  Modulo c's width. */
-static int64_t skew_ns(const struct clocksource *c, uint64_t val, uint64_t ref_ns)
+/* a - b, two counts of cs less than half its wrap apart, in ns
+ * (negative if a is behind). */
+static int64_t mod_diff_ns(const struct clocksource *cs, uint64_t a, uint64_t b)
 {
-	uint64_t counted = (val - c->wd_last) & c->mask;
-	uint64_t expected = ns_to_cycles(ref_ns, c->freq_hz) & c->mask;
-	uint64_t ahead = (counted - expected) & c->mask;
-	if (ahead <= c->mask / 2)
-		return skew_to_ns(c, ahead, false);
-	return skew_to_ns(c, (expected - counted) & c->mask, true);
+	uint64_t ahead = (a - b) & cs->mask;
+	if (ahead <= cs->mask / 2)
+		return skew_to_ns(cs, ahead, false);
+	return skew_to_ns(cs, (b - a) & cs->mask, true);
 }
 
 /* What the two counters' precision and the brackets can explain. */
@@ -270,7 +306,12 @@ static int64_t ppm_of(int64_t skew, uint64_t ref_ns)
 	return skew < 0 ? -(int64_t)ppm : (int64_t)ppm;
 }
 
-/* Check one counter; fills *v if it lies. */
+/* Check one counter; fills *v if it lies.  The wider of c and the
+ * reference says how long it was since c's last bracket, and the other's
+ * count is compared with what that predicts, modulo its own width: so a
+ * narrow counter can wrap between checks (the PM timer, against the HPET
+ * across a minute of sleep, or as the reference of a TSC), as long as the
+ * skew stays under half its wrap. */
 static void check_one(struct clocksource *c, struct verdict *v)
 {
 	uint64_t ref, val, width;
@@ -278,19 +319,25 @@ static void check_one(struct clocksource *c, struct verdict *v)
 		return;
 	if (c->wd_valid) {
 		struct clocksource *r = wd.ref;
-		uint64_t ref_ns = cycles_to_ns((ref - c->wd_ref_last) & r->mask, r->freq_hz);
-		int64_t skew = skew_ns(c, val, ref_ns);
+		uint64_t r_cyc = (ref - c->wd_ref_last) & r->mask, c_cyc = (val - c->wd_last) & c->mask;
+		uint64_t c_ns = cycles_to_ns(c_cyc, c->freq_hz), r_ns = cycles_to_ns(r_cyc, r->freq_hz);
+		int64_t skew;           /* positive: c ran fast */
+		if (wider(c, r))
+			skew = -mod_diff_ns(r, r_cyc, ns_to_cycles(c_ns, r->freq_hz) & r->mask);
+		else
+			skew = mod_diff_ns(c, c_cyc, ns_to_cycles(r_ns, c->freq_hz) & c->mask);
+		uint64_t interval = MAX(c_ns, r_ns);    /* a stalled c says 0 */
 		uint64_t mag = (uint64_t)(skew < 0 ? -skew : skew);
-		int64_t ppm = ppm_of(skew, ref_ns);
+		int64_t ppm = ppm_of(skew, interval);
 		c->wd_skew_ns = skew;
 		c->wd_ppm = (int32_t)ppm;
 		if (mag > c->wd_worst_ns)
 			c->wd_worst_ns = mag;
-		if (mag > allowance_ns(c, ref_ns, width + c->wd_width_ns) && !v->cs) {
+		if (mag > allowance_ns(c, interval, width + c->wd_width_ns) && !v->cs) {
 			v->cs = c;
 			ksnprintf(v->why, sizeof(v->why), "watchdog: %+lld us against %s in %llu ms (%+lld ppm)",
 			          (long long)(skew / (int64_t)NSEC_PER_USEC), r->name,
-			          (unsigned long long)(ref_ns / NSEC_PER_MSEC), (long long)ppm);
+			          (unsigned long long)(interval / NSEC_PER_MSEC), (long long)ppm);
 		}
 	}
 	c->wd_valid = true;
@@ -311,6 +358,8 @@ void watchdog_check(void)
 {
 	struct verdict v = { 0 };
 	unsigned long f = spin_lock_irqsave(&wd_lock);
+	if (wd.started && choice_stale())
+		reselect_locked();
 	if (!wd.started || !wd.ref) {
 		spin_unlock_irqrestore(&wd_lock, f);
 		return;
@@ -320,10 +369,14 @@ void watchdog_check(void)
 	if (v.cs)
 		wd.alarms++;
 	spin_unlock_irqrestore(&wd_lock, f);
-	/* Outside the lock: marking it switches timekeeping, which picks a
-	 * new reference through watchdog_reselect. */
-	if (v.cs)
+	/* Outside the lock: marking it may switch timekeeping (which reads
+	 * counters under its own lock); then a new reference is picked. */
+	if (v.cs) {
 		clocksource_mark_unstable(v.cs, v.why);
+		f = spin_lock_irqsave(&wd_lock);
+		reselect_locked();
+		spin_unlock_irqrestore(&wd_lock, f);
+	}
 }
 
 void watchdog_poll(void)
@@ -335,16 +388,16 @@ void watchdog_poll(void)
 	 * only moves a check by one interrupt. */
 	bool frozen = now == wd.last_poll_ns;
 	wd.last_poll_ns = now;
-	if (frozen || now - wd.last_check_ns >= WATCHDOG_INTERVAL_NS)
+	if (frozen || now - wd.last_check_ns >= WATCHDOG_INTERVAL_NS || choice_stale())
 		watchdog_check();
 }
 
 uint64_t watchdog_max_idle_ns(uint64_t now)
 {
-	struct clocksource *r = READ_ONCE(wd.ref);
-	if (!r || never_wraps(r))
+	uint64_t bound = READ_ONCE(wd.bound_ns);
+	if (!READ_ONCE(wd.ref) || bound == UINT64_MAX)
 		return UINT64_MAX;
-	uint64_t due = wd.last_check_ns + r->max_idle_ns;
+	uint64_t due = wd.last_check_ns + bound;
 	return due > now ? due - now : 0;
 }
 
@@ -352,7 +405,7 @@ void watchdog_get_status(struct watchdog_status *st)
 {
 	unsigned long f = spin_lock_irqsave(&wd_lock);
 	st->ref = wd.ref;
-	st->bound_ns = wd.ref && !never_wraps(wd.ref) ? wd.ref->max_idle_ns : UINT64_MAX;
+	st->bound_ns = wd.ref ? wd.bound_ns : UINT64_MAX;
 	st->checks = wd.checks;
 	st->slow_reads = wd.slow_reads;
 	st->alarms = wd.alarms;
@@ -363,7 +416,7 @@ void watchdog_get_status(struct watchdog_status *st)
 void watchdog_reset_for_test(void)
 {
 	wd.started = false;
-	wd.ref = NULL;
+	wd.ref = wd.cur = NULL;
 	wd.checks = wd.slow_reads = wd.alarms = 0;
 }
 #endif

@@ -47,8 +47,8 @@ def test_empty_and_blank_lines(vm):
 
 def test_extra_arguments_give_usage(vm):
     assert vm.cmd("version now").strip() == "usage: version"
-    assert vm.cmd("fault").strip() == "usage: fault ud|gp|pf|null|de"
-    assert vm.cmd("fault xx").strip() == "usage: fault ud|gp|pf|null|de"
+    assert vm.cmd("fault").strip() == "usage: fault ud|gp|pf|null|de|stack"
+    assert vm.cmd("fault xx").strip() == "usage: fault ud|gp|pf|null|de|stack"
 
 
 def test_overlong_line_is_rejected_whole(vm):
