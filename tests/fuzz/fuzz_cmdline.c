@@ -1,4 +1,4 @@
-// SOURCES: kernel/lib/cmdline.c kernel/lib/format.c
+// SOURCES: kernel/lib/cmdline.c kernel/shell/args.c kernel/lib/format.c
 /* tests/fuzz/fuzz_cmdline.c — libFuzzer harness for the boot command line
  * parser (kernel/lib/cmdline.c, cmdline_parse).
  *
