@@ -18,15 +18,14 @@
  * after it whose pointers stay inside the blob; the fuzzer mutates lengths,
  * checksums and pointers from there.
  *
- * Every map hands out a fresh heap copy of exactly the bytes asked for, so
- * AddressSanitizer catches any read past what the parser mapped -- a
- * table read beyond its checked length -- even where the real identity
- * map would have let it through.  After the parse, the harness checks what
+ * Every map hands out a fresh heap copy of exactly the bytes asked for
+ * (fuzz_memory_map), so AddressSanitizer catches any read past what the
+ * parser mapped -- a table read beyond its checked length -- even where
+ * the real identity map would have let it through.  After the parse, the harness checks what
  * the kernel relies on: an HPET address it can map, a table list within
  * bounds, and only printable text on the console. */
 #include <stdbool.h>
 #include <stdint.h>
-#include <stdlib.h>
 #include <string.h>
 #include "drivers/acpi.h"
 #include "errno.h"
@@ -34,12 +33,6 @@
 
 #define FUZZ_ACPI_BASE  0xE0000u            /* BIOS_ROM_START in acpi_tables.c */
 #define FUZZ_ACPI_MAX   0x20000u            /* up to 1 MiB: the ROM area */
-#define FUZZ_MAX_MAPS   1024                /* far more than one parse needs */
-
-static uint8_t memory[FUZZ_ACPI_MAX];
-static const size_t memory_len = FUZZ_ACPI_MAX;
-static void *maps[FUZZ_MAX_MAPS];
-static unsigned nmaps;
 
 enum {
 	FUZZ_CTL_FIX_CHECKSUMS = 1 << 0,    /* repair checksums before parsing */
@@ -80,17 +73,7 @@ static void fix_checksums(uint8_t *m, size_t len)
 
 static const void *fake_map(uint64_t phys, uint32_t len)
 {
-	if (phys == 0 || phys < FUZZ_ACPI_BASE || phys - FUZZ_ACPI_BASE > memory_len ||
-	    len > memory_len - (phys - FUZZ_ACPI_BASE))
-		return NULL;
-	if (phys - FUZZ_ACPI_BASE + len == memory_len)
-		return memory + (phys - FUZZ_ACPI_BASE);  /* ends where memory does: exact already */
-	if (nmaps == FUZZ_MAX_MAPS)
-		fuzz_fail("acpi_parse mapped more than FUZZ_MAX_MAPS times");
-	void *copy = malloc(len ? len : 1);
-	memcpy(copy, memory + (phys - FUZZ_ACPI_BASE), len);
-	maps[nmaps++] = copy;
-	return copy;
+	return fuzz_memory_map(phys, len);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -100,17 +83,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return -1;                      /* not memory the parser searches */
 	uint8_t control = data[0];
 	data++, size--;
-	static size_t last_size = sizeof(memory);      /* zeros after it already */
-	memcpy(memory, data, size);
-	if (last_size > size)
-		memset(memory + size, 0, last_size - size);
-	last_size = size;
+	uint8_t *memory = fuzz_memory_load(FUZZ_ACPI_BASE, FUZZ_ACPI_MAX, data, size);
 	if (control & FUZZ_CTL_FIX_CHECKSUMS)
 		fix_checksums(memory, size);
 	fuzz_forget_output();
 	int rc = acpi_parse(fake_map);
-	while (nmaps)
-		free(maps[--nmaps]);
+	fuzz_memory_unmap_all();
 
 	if (rc != 0 && rc != -ENODEV)
 		fuzz_fail("acpi_parse returned something other than 0 or -ENODEV");

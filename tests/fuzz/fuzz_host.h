@@ -24,4 +24,14 @@ void fuzz_fail(const char *why) __attribute__((noreturn));
  * input must not be able to send terminal escapes); fails otherwise. */
 void fuzz_check_printable(const char *s, size_t n, const char *what);
 
+/* A fake physical memory of `region` bytes from `base`: the input at its
+ * start, zeros after it.  Returns the bytes, for a harness to patch. */
+uint8_t *fuzz_memory_load(uint64_t base, size_t region, const uint8_t *data, size_t size);
+/* A map function for a parser: NULL for bytes outside the fake memory
+ * (and for address 0), else a fresh heap copy of exactly `len` bytes, so
+ * AddressSanitizer reports any read past what the parser mapped. */
+const void *fuzz_memory_map(uint64_t phys, uint64_t len);
+/* Free every copy fuzz_memory_map handed out. */
+void fuzz_memory_unmap_all(void);
+
 #endif
