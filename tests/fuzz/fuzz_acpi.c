@@ -71,11 +71,6 @@ static void fix_checksums(uint8_t *m, size_t len)
 	}
 }
 
-static const void *fake_map(uint64_t phys, uint32_t len)
-{
-	return fuzz_memory_map(phys, len);
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -87,7 +82,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (control & FUZZ_CTL_FIX_CHECKSUMS)
 		fix_checksums(memory, size);
 	fuzz_forget_output();
-	int rc = acpi_parse(fake_map);
+	int rc = acpi_parse(fuzz_memory_map);
 	fuzz_memory_unmap_all();
 
 	if (rc != 0 && rc != -ENODEV)

@@ -56,7 +56,7 @@ uint8_t *fuzz_memory_load(uint64_t base, size_t region, const uint8_t *data, siz
 	return memory;
 }
 
-const void *fuzz_memory_map(uint64_t phys, uint64_t len)
+const void *fuzz_memory_map(uint64_t phys, uint32_t len)
 {
 	if (phys == 0 || phys < memory_base || phys - memory_base > memory_len ||
 	    len > memory_len - (phys - memory_base))

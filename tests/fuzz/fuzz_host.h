@@ -30,7 +30,7 @@ uint8_t *fuzz_memory_load(uint64_t base, size_t region, const uint8_t *data, siz
 /* A map function for a parser: NULL for bytes outside the fake memory
  * (and for address 0), else a fresh heap copy of exactly `len` bytes, so
  * AddressSanitizer reports any read past what the parser mapped. */
-const void *fuzz_memory_map(uint64_t phys, uint64_t len);
+const void *fuzz_memory_map(uint64_t phys, uint32_t len);
 /* Free every copy fuzz_memory_map handed out. */
 void fuzz_memory_unmap_all(void);
 
