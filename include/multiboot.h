@@ -98,6 +98,11 @@ struct boot_info {
 int multiboot_parse(const struct multiboot_info *mbi, uint32_t info_addr,
                     multiboot_map_fn map, struct boot_info *out);
 
+/* The memory-map entry that holds all of [addr, addr + len), or NULL if
+ * none does (or there is no map).  Any type: usable, reserved, ACPI. */
+const struct boot_mmap_entry *boot_memory_entry(const struct boot_info *bi, uint64_t addr,
+                                                uint64_t len);
+
 extern struct boot_info boot_info;
 
 #endif

@@ -10,6 +10,7 @@
 #include "drivers/acpi.h"
 #include "errno.h"
 #include "kprintf.h"
+#include "multiboot.h"
 #include "arch/paging.h"
 #include "arch/x86.h"
 
@@ -21,10 +22,19 @@
 
 /* Tables are read in place through the identity map.  Page 0 is still
  * mapped when acpi_init runs, so the BIOS data area is readable; physical
- * address 0 itself means "absent" in every ACPI pointer. */
+ * address 0 itself means "absent" in every ACPI pointer.  Above the first
+ * MiB (the BIOS areas, which the memory map need not list), a table must
+ * lie inside one entry of the loader's memory map -- firmware puts them in
+ * reserved or ACPI memory -- so a length that runs past the end of memory
+ * is refused instead of mapping whatever is, or is not, there. */
+#define ACPI_BIOS_AREA_END      0x100000
+
 static const void *acpi_map(uint64_t phys, uint32_t len)
 {
 	if (phys == 0 || phys > UINT32_MAX || len > UINT32_MAX - (uint32_t)phys)
+		return NULL;
+	if (phys + len > ACPI_BIOS_AREA_END && (boot_info.flags & MULTIBOOT_INFO_MEM_MAP) &&
+	    !boot_memory_entry(&boot_info, phys, len))
 		return NULL;
 	return paging_map_ram((uint32_t)phys, len);
 }

@@ -123,3 +123,17 @@ int multiboot_parse(const struct multiboot_info *mbi, uint32_t info_addr,
 		parse_mmap(mbi, map, out);
 	return out->warnings ? -EINVAL : 0;
 }
+
+const struct boot_mmap_entry *boot_memory_entry(const struct boot_info *bi, uint64_t addr,
+                                                uint64_t len)
+{
+	if (!(bi->flags & MULTIBOOT_INFO_MEM_MAP))
+		return NULL;
+	for (unsigned i = 0; i < bi->mmap_count; i++) {
+		const struct boot_mmap_entry *e = &bi->mmap[i];
+		/* addr - e->addr, not addr + len: nothing here may wrap. */
+		if (addr >= e->addr && addr - e->addr <= e->len && len <= e->len - (addr - e->addr))
+			return e;
+	}
+	return NULL;
+}

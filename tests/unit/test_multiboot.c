@@ -103,12 +103,27 @@ static void test_unterminated_or_unreachable_strings(void **state)
 	fuzz_memory_unmap_all();
 }
 
+static void test_memory_entry(void **state)
+{
+	(void)state;
+	build("", 3, MULTIBOOT_MMAP_ENTRY_MIN);         /* 0-1 MiB, 1-2 MiB, 2-3 MiB */
+	assert_int_equal(parse(sizeof(mem)), 0);
+	assert_ptr_equal(boot_memory_entry(&bi, 0x100000, 0x100000), &bi.mmap[1]);
+	assert_null(boot_memory_entry(&bi, 0xFFC00, 0x800));          /* spans two */
+	assert_null(boot_memory_entry(&bi, 0x2FFC00, 0x800));         /* past the end */
+	assert_null(boot_memory_entry(&bi, 0x200000, UINT64_MAX));    /* would wrap */
+	bi.flags &= ~MULTIBOOT_INFO_MEM_MAP;
+	assert_null(boot_memory_entry(&bi, 0, 1));
+	fuzz_memory_unmap_all();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_qemu_block_kept),
 		cmocka_unit_test(test_bad_mmap_entries),
 		cmocka_unit_test(test_unterminated_or_unreachable_strings),
+		cmocka_unit_test(test_memory_entry),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
