@@ -4,7 +4,8 @@
 #   make iso          build/lull.iso (GRUB, menu in boot/grub.cfg)
 #   make run          boot the ISO in QEMU, serial console on this terminal
 #   make debug        QEMU halted at the first instruction, waiting for gdb
-#   make test         unit tests (host) + system tests (QEMU)
+#   make test         unit tests (host) + a short fuzz run + system tests (QEMU)
+#   make fuzz         each libFuzzer harness in tests/fuzz/ for FUZZ_SECONDS (docs/robustness-fuzz.md)
 #   make bench        tick modes vs. each other and an idle Linux guest (docs/benchmarks.md)
 #   make clean
 #
@@ -14,6 +15,7 @@
 #        QUICK=1         (make bench: a smoke run, under 3 minutes)
 #        GDBPORT=N       (make debug: gdb on TCP port N instead of build/gdb.sock)
 #        NO_DEPS=1       (install nothing; stop with one line if a tool is missing)
+#        FUZZ_SECONDS=N  (make fuzz: seconds per harness, default 60)
 
 HZ     ?= 250
 ACCEL  ?= tcg
@@ -51,7 +53,7 @@ OBJS     := $(patsubst %.c,$(BUILD)/%.o,$(C_SRCS)) $(patsubst %.asm,$(BUILD)/%.o
 # Rebuild everything when HZ changes: it is baked into the objects.
 HZ_STAMP := $(BUILD)/.hz-$(HZ)
 
-.PHONY: all iso run debug test test-smp unit system clean deps bench bench-timers FORCE
+.PHONY: all iso run debug test test-smp unit system fuzz fuzz-short clean deps bench bench-timers FORCE
 all: $(BUILD)/lull.elf $(BUILD)/lull.asm $(BUILD)/lull.sym
 
 # Tools.  On Debian/Ubuntu the first step of a build installs the missing
@@ -65,11 +67,13 @@ deps_run          := build iso run
 deps_debug        := build iso run debug
 deps_unit         := unit
 deps_system       := build iso system
-deps_test         := build iso unit system
+deps_test         := build iso unit fuzz system
+deps_fuzz         := fuzz
+deps_fuzz-short   := fuzz
 deps_bench        := build iso run bench
 deps_bench-timers := unit bench
 deps_clean        :=
-deps_deps         := build iso run debug unit system
+deps_deps         := build iso run debug unit fuzz system
 # A goal not listed (a file such as build/lull.elf) needs the build tools.
 DEP_GROUPS := $(sort $(foreach g,$(or $(MAKECMDGOALS),all),\
                 $(if $(filter undefined,$(origin deps_$(g))),build,$(deps_$(g)))))
@@ -78,7 +82,7 @@ ifeq ($(shell NO_DEPS='$(NO_DEPS)' tools/check-deps --can-install && echo yes),y
 deps:
 	@tools/install-deps
 else
-DEPS_MISSING := $(if $(DEP_GROUPS),$(shell CROSS='$(CROSS)' HOSTCC='$(HOSTCC)' PYTHON='$(PYTHON)' \
+DEPS_MISSING := $(if $(DEP_GROUPS),$(shell CROSS='$(CROSS)' HOSTCC='$(HOSTCC)' PYTHON='$(PYTHON)' FUZZCC='$(FUZZCC)' \
                   tools/check-deps $(DEP_GROUPS) 2>&1))
 ifneq ($(DEPS_MISSING),)
 $(error $(DEPS_MISSING))
@@ -195,7 +199,47 @@ system: $(BUILD)/lull.elf $(BUILD)/lull.iso
 
 test: all iso
 	$(MAKE) --no-print-directory unit
+	$(MAKE) --no-print-directory fuzz-short
 	$(MAKE) --no-print-directory system
+
+# ---------------------------------------------------------------- fuzz
+# One libFuzzer harness per parser that reads what lull does not control:
+# tests/fuzz/fuzz_<target>.c, with the portable sources it links in a
+# `// SOURCES:` line as the unit tests have.  Each runs for FUZZ_SECONDS
+# on a copy of its committed seeds (tests/fuzz/corpus/<target>/, copied to
+# $(BUILD)/fuzz/corpus/<target>/, where what it finds accumulates from run
+# to run without touching the tree), after replaying every input that once
+# crashed it (tests/fuzz/regress/<target>/).  A crash stops make with the
+# log's tail; the input is saved as $(BUILD)/fuzz/crash-<target>-*.
+FUZZCC       ?= clang-14
+FUZZ_SECONDS ?= 60
+FUZZ_SHORT_SECONDS := 10
+FUZZ_DIR     := $(BUILD)/fuzz
+FUZZ_CFLAGS  := -std=gnu11 -O1 -g -Wall -Wextra -Werror -Iinclude -Itests/fuzz -DLULL_HOST \
+                -DCONFIG_HZ=$(HZ) -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+FUZZ_TARGETS := $(patsubst tests/fuzz/fuzz_%.c,%,$(filter-out tests/fuzz/fuzz_host.c,$(wildcard tests/fuzz/fuzz_*.c)))
+
+$(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_host.c tests/fuzz/fuzz_host.h \
+                    $$(call unit_sources,tests/fuzz/fuzz_$$*.c) $(HZ_STAMP) | deps
+	@mkdir -p $(FUZZ_DIR)
+	@echo "  FUZZCC  $@"
+	@$(FUZZCC) $(FUZZ_CFLAGS) -o $@ $< tests/fuzz/fuzz_host.c $$(sed -n 's,^// SOURCES: *,,p' $<)
+
+fuzz: $(patsubst %,$(FUZZ_DIR)/fuzz_%,$(FUZZ_TARGETS))
+	@set -e; for t in $(FUZZ_TARGETS); do \
+	  mkdir -p $(FUZZ_DIR)/corpus/$$t; cp tests/fuzz/corpus/$$t/* $(FUZZ_DIR)/corpus/$$t/; \
+	  regress=; if [ -d tests/fuzz/regress/$$t ]; then regress=tests/fuzz/regress/$$t; fi; \
+	  echo "== fuzz $$t: $(FUZZ_SECONDS) s$${regress:+, after replaying $$regress}"; \
+	  $(FUZZ_DIR)/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -print_final_stats=0 \
+	    -artifact_prefix=$(FUZZ_DIR)/crash-$$t- $(FUZZ_DIR)/corpus/$$t $$regress \
+	    > $(FUZZ_DIR)/$$t.log 2>&1 || \
+	    { tail -40 $(FUZZ_DIR)/$$t.log; echo "fuzz $$t: failed; log $(FUZZ_DIR)/$$t.log"; exit 1; }; \
+	  grep -h '^#[0-9]*.*DONE' $(FUZZ_DIR)/$$t.log | tail -1; \
+	done
+
+# The run `make test` does: every harness for $(FUZZ_SHORT_SECONDS) s.
+fuzz-short:
+	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(FUZZ_SHORT_SECONDS)
 
 # The whole system suite again on 2 and on 4 CPUs: every boot that names
 # no CPU count gets -smp N (LULL_SMP, tests/system/conftest.py).  Not part

@@ -48,7 +48,61 @@ _Static_assert(offsetof(struct multiboot_mmap_entry, type) == 20, "Multiboot 3.3
 _Static_assert(sizeof(struct multiboot_mmap_entry) == 24, "Multiboot 3.3: size (20) + 4");
 
 #define MULTIBOOT_MEMORY_AVAILABLE 1
+#define MULTIBOOT_MMAP_ENTRY_MIN  20    /* `size` of an entry with every field (3.3) */
 
-extern const struct multiboot_info *boot_info;
+/* One module (3.3, mods_*): where it lies, and its string. */
+struct multiboot_module {
+	uint32_t mod_start, mod_end;
+	uint32_t string;
+	uint32_t reserved;
+} __packed;
+_Static_assert(sizeof(struct multiboot_module) == 16, "Multiboot 3.3: mods_addr entries");
+
+/* How multiboot_parse reads the loader's memory: a pointer to `len`
+ * readable bytes at physical address `phys`, or NULL if they are out of
+ * reach.  The kernel's is the identity map (kernel/main.c); the host
+ * tests' hand out a copy of a fake memory. */
+typedef const void *(*multiboot_map_fn)(uint32_t phys, uint32_t len);
+
+#define MULTIBOOT_STRING_MAX   4096     /* a longer command line or name is garbage */
+#define MULTIBOOT_MMAP_MAX       32     /* memory-map entries kept; BIOSes give ~10 */
+#define MULTIBOOT_MODS_MAX      256     /* a longer module list is garbage */
+
+/* One memory-map entry as kept (the loader's `size` field checked and gone). */
+struct boot_mmap_entry {
+	uint64_t addr, len;
+	uint32_t type;                          /* MULTIBOOT_MEMORY_* */
+};
+
+/* What the loader told us, checked: every pointer leads to memory that is
+ * there, every string ends within MULTIBOOT_STRING_MAX, every memory-map
+ * entry lies inside the map.  A part that fails a check is dropped (its
+ * flag cleared) with one "multiboot: ..." line.  Read by the shell's `mem`
+ * and `cmdline` commands and by kernel/arch/smp.c. */
+struct boot_info {
+	uint32_t info_addr;                     /* the loader's block itself */
+	uint32_t flags;                         /* MULTIBOOT_INFO_* that passed */
+	uint32_t mem_lower, mem_upper;          /* KiB below 1 MiB / above 1 MiB */
+	const char *cmdline;                    /* the command line, or "" */
+	uint32_t cmdline_addr, cmdline_size;    /* where, and bytes with its NUL */
+	uint32_t loader_name_addr, loader_name_size;
+	uint32_t mods_count;
+	uint32_t mmap_addr, mmap_length;        /* the loader's map, for smp.c */
+	unsigned mmap_count;
+	struct boot_mmap_entry mmap[MULTIBOOT_MMAP_MAX];
+	unsigned warnings;                      /* parts dropped */
+};
+
+/* Check the loader's block `mbi` (NULL: none) through `map` and fill in
+ * `out` (kernel/lib/multiboot.c).  0, or -EINVAL if anything was dropped. */
+int multiboot_parse(const struct multiboot_info *mbi, uint32_t info_addr,
+                    multiboot_map_fn map, struct boot_info *out);
+
+/* The memory-map entry that holds all of [addr, addr + len), or NULL if
+ * none does (or there is no map).  Any type: usable, reserved, ACPI. */
+const struct boot_mmap_entry *boot_memory_entry(const struct boot_info *bi, uint64_t addr,
+                                                uint64_t len);
+
+extern struct boot_info boot_info;
 
 #endif

@@ -28,14 +28,21 @@
 #include "version.h"
 #include "arch/x86.h"
 
-const struct multiboot_info *boot_info;
+struct boot_info boot_info;
 
 /* RAM size from the loader: mem_upper counts KiB above 1 MiB. */
 static uint64_t ram_bytes(void)
 {
-	if (boot_info->flags & MULTIBOOT_INFO_MEMORY)
-		return (1024ULL + boot_info->mem_upper) * 1024;
+	if (boot_info.flags & MULTIBOOT_INFO_MEMORY)
+		return (1024ULL + boot_info.mem_upper) * 1024;
 	return 16ULL << 20;     /* no information: assume a modest 16 MiB */
+}
+
+/* Before paging every physical address is itself; only a range that
+ * starts at 0 or wraps past 4 GiB is out of reach (multiboot_parse). */
+static const void *boot_map(uint32_t phys, uint32_t len)
+{
+	return phys && len <= UINT32_MAX - phys ? (const void *)phys : NULL;
 }
 
 void kmain(uint32_t magic, uint32_t mbi_addr);
@@ -50,14 +57,14 @@ void kmain(uint32_t magic, uint32_t mbi_addr)
 		        magic, MULTIBOOT_BOOTLOADER_MAGIC);
 		halt_forever();
 	}
-	boot_info = (const struct multiboot_info *)mbi_addr;
+	const struct multiboot_info *mbi = boot_map(mbi_addr, sizeof(*mbi));
 	gdt_init();                     /* our own flat segments */
 	smp_boot_cpu_init();            /* this CPU's struct cpu, found through FS */
 	idt_init();                     /* every vector -> boot/vectors.asm */
 	pic_init();                     /* IRQs at 0x20..0x2F, all masked */
 	kprintf("\n%s\n", lull_build_info);
-	cmdline_parse(&boot_cmdline,    /* each option applies itself (see cmdline.h) */
-	              (boot_info->flags & MULTIBOOT_INFO_CMDLINE) ? (const char *)boot_info->cmdline : "");
+	multiboot_parse(mbi, mbi_addr, boot_map, &boot_info);  /* check the loader's block */
+	cmdline_parse(&boot_cmdline, boot_info.cmdline);  /* each option applies itself (cmdline.h) */
 	cpu_identify();                 /* CPUID, if the CPU has it */
 	paging_init(ram_bytes());       /* identity map; stray pointers fault */
 	acpi_init();                    /* RSDP, FADT, MADT, HPET tables (reads the BIOS area) */

@@ -1,466 +1,47 @@
-/* drivers/platform/acpi.c — the ACPI tables: finding them, checking them, and reading
- * the handful of values lull needs.
+/* drivers/platform/acpi.c — ACPI's hardware side: how the tables are
+ * reached, and the two writes lull makes through what they say (S5 for
+ * poweroff, the reset register).
  *
- * Spec: ACPI 6.5, chapter 5.2.  The RSDP (5.2.5) points to the RSDT (5.2.7,
- * 32-bit pointers) or, from ACPI 2.0 on, the XSDT (5.2.8, 64-bit pointers);
- * they list the other tables, each of which starts with the common header
- * (5.2.6) and sums to 0 modulo 256.  We read:
- *   FADT (5.2.9, signature "FACP"): PM timer port and width, PM1 control
- *        ports, reset register, IAPC_BOOT_ARCH, RTC century index, the DSDT;
- *   DSDT (5.2.11.1): only the \_S5 package (7.4.2), for poweroff;
- *   MADT (5.2.12, signature "APIC"): local APIC, processors, I/O APIC, IRQ0;
- *   HPET (IA-PC HPET specification 1.0a, 3.2.4): the HPET's register block.
- * Other tables are only noted, for acpi_table_at() (the `acpi` command).
- *
- * What we do not do: run AML.  Devices in the namespace, _PTS before sleep,
- * the SCI and its events all need an interpreter such as ACPICA; lull never
- * switches the chipset into ACPI mode either.  S5 works without both on
- * QEMU and on machines whose firmware handles SLP_EN in legacy mode.
- *
- * Tables are read in place through the identity map, as byte arrays: each
- * field is a named offset below, and a field beyond a table's length (an
- * older, shorter revision) reads as 0, which is how the spec says "absent".
+ * Spec: ACPI 6.5, 4.8.3.2.1 (PM1 control: SLP_TYPx, SLP_EN), 7.4.2 (\_S5),
+ * 4.8.3.6 (the reset register).  Finding and checking the tables is the
+ * portable drivers/platform/acpi_tables.c; this file hands it the identity
+ * map.
  */
 #include "drivers/acpi.h"
 #include "errno.h"
 #include "kprintf.h"
-#include "kstring.h"
+#include "multiboot.h"
 #include "arch/paging.h"
 #include "arch/x86.h"
 
-struct acpi_info acpi;
-
-/* Where the RSDP may be (5.2.5.1): the first KiB of the Extended BIOS Data
- * Area, then the BIOS ROM, on 16-byte boundaries. */
-#define BDA_EBDA_SEGMENT    0x40E       /* BIOS data area: EBDA's real-mode segment */
-#define EBDA_SEARCH_LEN     1024        /* only its first KiB is searched */
-#define EBDA_LIMIT          0xA0000     /* the EBDA lies below 640 KiB */
-#define BIOS_ROM_START      0xE0000     /* read-only BIOS area ... */
-#define BIOS_ROM_END        0x100000    /* ... up to 1 MiB */
-#define RSDP_ALIGN          16          /* the RSDP starts on a paragraph */
-#define RSDP_SIGNATURE      "RSD PTR "  /* 8 bytes, trailing space included */
-
-enum {                          /* RSDP (5.2.5.3) */
-	RSDP_OEM_ID     = 9,    /* 6 characters */
-	RSDP_REVISION   = 15,   /* 0: ACPI 1.0; 2 or more: has the XSDT */
-	RSDP_RSDT       = 16,   /* 32-bit address of the RSDT */
-	RSDP_LENGTH     = 20,   /* whole structure (revision 2+) */
-	RSDP_XSDT       = 24,   /* 64-bit address of the XSDT */
-	RSDP_V1_LEN     = 20,   /* bytes covered by the first checksum */
-	RSDP_V2_LEN     = 36,   /* smallest length of a revision 2+ RSDP */
-	RSDP_REV_ACPI2  = 2,    /* from this revision on: length, XSDT, ext. checksum */
-};
-/* The tables are read by offset, not through structs, so the layout checks
- * are on the offsets: each adds up the widths the spec gives for the fields
- * in between, and a mistyped offset breaks the chain. */
-_Static_assert(RSDP_RSDT + 4 == RSDP_V1_LEN, "5.2.5.3: the ACPI 1.0 RSDP ends after RsdtAddress");
-_Static_assert(RSDP_LENGTH + 4 == RSDP_XSDT, "5.2.5.3: Length (4), then XsdtAddress");
-_Static_assert(RSDP_XSDT + 8 + 1 + 3 == RSDP_V2_LEN,
-               "5.2.5.3: XsdtAddress (8), Extended Checksum (1), Reserved (3)");
-
-enum {                          /* every table's header (5.2.6) */
-	SDT_SIG_LEN     = 4,    /* the signature at offset 0: "FACP", "APIC", ... */
-	SDT_LENGTH      = 4,    /* whole table, header included */
-	SDT_REVISION    = 8,    /* of the table's layout */
-	SDT_OEM_ID      = 10,   /* 6 characters */
-	SDT_HEADER_LEN  = 36,   /* fields and entries start here */
-};
-_Static_assert(SDT_OEM_ID + 6 + 8 + 4 + 4 + 4 == SDT_HEADER_LEN,
-               "5.2.6: OEM ID, OEM Table ID, OEM Revision, Creator ID, Creator Revision");
-
-enum {                          /* Generic Address Structure (5.2.3.2) */
-	GAS_SPACE       = 0,    /* ACPI_SPACE_* */
-	GAS_ADDRESS     = 4,    /* 64-bit */
-	GAS_LEN         = 12,   /* size of the structure */
-};
-_Static_assert(GAS_SPACE + 4 == GAS_ADDRESS && GAS_ADDRESS + 8 == GAS_LEN,
-               "5.2.3.2: space id, bit width, bit offset, access size, then the address");
-
-enum {                          /* FADT (5.2.9, Table 5.9) */
-	FADT_DSDT           = 40,   /* 32-bit address of the DSDT */
-	FADT_PM1A_CNT_BLK   = 64,   /* I/O port of PM1a control */
-	FADT_PM1B_CNT_BLK   = 68,   /* I/O port of PM1b control, 0 if none */
-	FADT_PM_TMR_BLK     = 76,   /* I/O port of the PM timer */
-	FADT_PM_TMR_LEN     = 91,   /* 4 if there is a PM timer, else 0 */
-	FADT_CENTURY        = 108,  /* CMOS index of the RTC century byte */
-	FADT_IAPC_BOOT_ARCH = 109,  /* 16 bits, ACPI_BOOT_* */
-	FADT_FLAGS          = 112,  /* FADT_F_* */
-	FADT_RESET_REG      = 116,  /* GAS (ACPI 2.0 and later) */
-	FADT_RESET_VALUE    = 128,  /* byte that resets the machine */
-	FADT_X_DSDT         = 140,  /* 64-bit address of the DSDT */
-	FADT_X_PM1A_CNT_BLK = 172,  /* GAS */
-	FADT_X_PM1B_CNT_BLK = 184,  /* GAS */
-	FADT_X_PM_TMR_BLK   = 208,  /* GAS */
-};
-_Static_assert(FADT_DSDT == SDT_HEADER_LEN + 4, "Table 5.9: FIRMWARE_CTRL (4), then DSDT");
-_Static_assert(FADT_PM1B_CNT_BLK == FADT_PM1A_CNT_BLK + 4, "Table 5.9");
-_Static_assert(FADT_PM_TMR_BLK == FADT_PM1B_CNT_BLK + 4 + 4, "Table 5.9: PM2_CNT_BLK between");
-_Static_assert(FADT_PM_TMR_LEN == FADT_PM_TMR_BLK + 4 + 4 + 4 + 3,
-               "Table 5.9: GPE0_BLK, GPE1_BLK, then PM1_EVT_LEN, PM1_CNT_LEN, PM2_CNT_LEN");
-_Static_assert(FADT_IAPC_BOOT_ARCH == FADT_CENTURY + 1, "Table 5.9");
-_Static_assert(FADT_FLAGS == FADT_IAPC_BOOT_ARCH + 2 + 1, "Table 5.9: a reserved byte between");
-_Static_assert(FADT_RESET_REG == FADT_FLAGS + 4 && FADT_RESET_VALUE == FADT_RESET_REG + GAS_LEN,
-               "Table 5.9");
-_Static_assert(FADT_X_DSDT == FADT_RESET_VALUE + 1 + 2 + 1 + 8,
-               "Table 5.9: ARM_BOOT_ARCH, minor version, X_FIRMWARE_CTRL between");
-_Static_assert(FADT_X_PM1A_CNT_BLK == FADT_X_DSDT + 8 + 2 * GAS_LEN,
-               "Table 5.9: X_PM1a_EVT_BLK, X_PM1b_EVT_BLK between");
-_Static_assert(FADT_X_PM1B_CNT_BLK == FADT_X_PM1A_CNT_BLK + GAS_LEN, "Table 5.9");
-_Static_assert(FADT_X_PM_TMR_BLK == FADT_X_PM1B_CNT_BLK + 2 * GAS_LEN,
-               "Table 5.9: X_PM2_CNT_BLK between");
-#define FADT_F_TMR_VAL_EXT      (1u << 8)   /* PM timer is 32 bits, not 24 */
-#define FADT_F_RESET_REG_SUP    (1u << 10)  /* RESET_REG is implemented */
-#define PM_TMR_LEN_PRESENT      4           /* PM_TMR_LEN when there is a timer */
-
-enum {                          /* MADT (5.2.12) and its entries */
-	MADT_LAPIC_ADDR     = 36,   /* 32-bit local APIC address */
-	MADT_FLAGS          = 40,   /* MADT_F_* */
-	MADT_ENTRIES        = 44,   /* first entry: type byte, length byte, body */
-	MADT_E_TYPE         = 0,    /* entry: MADT_LOCAL_APIC, ... */
-	MADT_E_LEN          = 1,    /* entry: its length, header included */
-	MADT_E_HEADER       = 2,    /* entry: the type and length bytes */
-	MADT_LAPIC_APIC_ID  = 3,    /* type 0: the processor's local APIC ID */
-	MADT_LAPIC_FLAGS    = 4,    /* type 0: MADT_LAPIC_ENABLED */
-	MADT_IOAPIC_ADDR    = 4,    /* type 1: 32-bit I/O APIC address */
-	MADT_ISO_BUS        = 2,    /* type 2: 0 = ISA */
-	MADT_ISO_SOURCE     = 3,    /* type 2: ISA IRQ */
-	MADT_ISO_GSI        = 4,    /* type 2: the GSI it arrives on */
-	MADT_LAPIC_ADDR64   = 4,    /* type 5: 64-bit local APIC address */
-};
-_Static_assert(MADT_LAPIC_ADDR == (int)SDT_HEADER_LEN && MADT_FLAGS == MADT_LAPIC_ADDR + 4 &&
-               MADT_ENTRIES == MADT_FLAGS + 4, "5.2.12, Table 5.19");
-_Static_assert(MADT_LAPIC_FLAGS == MADT_E_HEADER + 1 + 1,
-               "5.2.12.2: ACPI Processor UID, APIC ID, then Flags");
-_Static_assert(MADT_IOAPIC_ADDR == MADT_E_HEADER + 1 + 1, "5.2.12.3: I/O APIC ID, reserved, address");
-_Static_assert(MADT_ISO_BUS == MADT_E_HEADER && MADT_ISO_GSI == MADT_ISO_SOURCE + 1,
-               "5.2.12.5: Bus, Source, then Global System Interrupt");
-_Static_assert(MADT_LAPIC_ADDR64 == MADT_E_HEADER + 2, "5.2.12.8: reserved (2), then the address");
-enum {                          /* MADT entry types */
-	MADT_LOCAL_APIC     = 0,    /* one per processor */
-	MADT_IO_APIC        = 1,
-	MADT_IRQ_OVERRIDE   = 2,    /* an ISA IRQ wired to another GSI */
-	MADT_LAPIC_OVERRIDE = 5,    /* 64-bit local APIC address */
-};
-#define MADT_F_PCAT_COMPAT      (1u << 0)   /* 8259 PICs present too */
-#define MADT_LAPIC_ENABLED      (1u << 0)   /* processor usable now */
-
-enum {                          /* HPET table (HPET spec 1.0a, 3.2.4) */
-	HPET_TBL_BASE       = 40,   /* GAS of the register block */
-	HPET_TBL_MIN_TICK   = 53,   /* 16 bits: smallest periodic period, in ticks */
-};
-_Static_assert(HPET_TBL_BASE == SDT_HEADER_LEN + 4, "HPET spec 3.2.4: Event Timer Block ID, then the base");
-_Static_assert(HPET_TBL_MIN_TICK == HPET_TBL_BASE + GAS_LEN + 1, "HPET spec 3.2.4: HPET Number between");
-
-/* AML bytes of Name(_S5, Package(){ a, b, ... }) (ACPI 6.5, chapter 20). */
-enum {
-	AML_ZERO_OP     = 0x00,   /* the constant 0 */
-	AML_ONE_OP      = 0x01,   /* the constant 1 */
-	AML_NAME_OP     = 0x08,   /* Name(NameString, Object) */
-	AML_BYTE_PREFIX = 0x0A,   /* next byte is a constant */
-	AML_PACKAGE_OP  = 0x12,   /* PkgLength NumElements Elements... */
-	AML_ROOT_CHAR   = 0x5C,   /* '\' before a name: absolute path */
-};
-#define AML_PKGLEN_EXTRA_SHIFT  6   /* PkgLength's first byte, bits 6-7: bytes that follow */
-#define AML_NAME_LEN            4   /* a name segment: "_S5_" */
-
 #define PM1_CNT_SLP_TYP_SHIFT   10          /* SLP_TYPx: bits 10-12 */
-#define PM1_CNT_SLP_TYP_MAX     7           /* ... three bits wide */
 #define PM1_CNT_SLP_EN          (1u << 13)  /* write 1: enter state SLP_TYPx */
-
-/* A table longer than this is garbage (the largest real DSDTs are a few
- * hundred KiB); mapping it would use up the page-table pool. */
-#define ACPI_TABLE_MAX_LEN      (1u << 20)
-#define ACPI_MAX_TABLES         24          /* more than QEMU or a PC lists */
 /* After writing SLP_EN or the reset register, give the machine ~1 s (on
  * real hardware, ~1 us per io_wait) to go away before calling it failed. */
 #define ACPI_SETTLE_SPINS       1000000
 
-/* Every table we looked at, usable or not, in the order found. */
-static struct acpi_table tables[ACPI_MAX_TABLES];
-static unsigned ntables;
+/* Tables are read in place through the identity map.  Page 0 is still
+ * mapped when acpi_init runs, so the BIOS data area is readable; physical
+ * address 0 itself means "absent" in every ACPI pointer.  Above the first
+ * MiB (the BIOS areas, which the memory map need not list), a table must
+ * lie inside one entry of the loader's memory map -- firmware puts them in
+ * reserved or ACPI memory -- so a length that runs past the end of memory
+ * is refused instead of mapping whatever is, or is not, there. */
+#define ACPI_BIOS_AREA_END      0x100000
 
-const struct acpi_table *acpi_table_at(unsigned i)
+static const void *acpi_map(uint64_t phys, uint32_t len)
 {
-	return i < ntables ? &tables[i] : NULL;
-}
-
-/* Little-endian value of `size` bytes (tables need not be aligned). */
-static uint64_t le(const uint8_t *p, unsigned size)
-{
-	uint64_t v = 0;
-	while (size--)
-		v = v << 8 | p[size];
-	return v;
-}
-
-static uint32_t table_len(const uint8_t *t) { return (uint32_t)le(t + SDT_LENGTH, 4); }
-
-/* A field of a table, or 0 if the table is too short to have it. */
-static uint64_t field(const uint8_t *t, unsigned off, unsigned size)
-{
-	return off + size <= table_len(t) ? le(t + off, size) : 0;
-}
-
-/* Every ACPI checksum makes its bytes sum to 0 modulo 256. */
-static uint8_t acpi_sum(const uint8_t *p, uint32_t len)
-{
-	uint8_t sum = 0;
-	while (len--)
-		sum += *p++;
-	return sum;
-}
-
-/* An OEM id: 6 characters padded with spaces, as a C string. */
-static void copy_oem_id(char out[ACPI_OEM_ID_LEN + 1], const uint8_t *in)
-{
-	memcpy(out, in, ACPI_OEM_ID_LEN);
-	out[ACPI_OEM_ID_LEN] = '\0';
-	for (int i = ACPI_OEM_ID_LEN - 1; i >= 0 && out[i] == ' '; i--)
-		out[i] = '\0';
-}
-
-static void note_table(const char *sig, uint32_t addr, uint32_t len, uint8_t rev,
-                       const char *oem_id, bool ok)
-{
-	if (ntables == ACPI_MAX_TABLES)
-		return;
-	struct acpi_table *e = &tables[ntables++];
-	*e = (struct acpi_table){ .addr = addr, .length = len, .revision = rev, .checksum_ok = ok };
-	memcpy(e->sig, sig, SDT_SIG_LEN);
-	memcpy(e->oem_id, oem_id, sizeof(e->oem_id));
-}
-
-/* Map the table at `phys`, check its length and checksum, list it and print
- * its boot line.  `want` is the signature expected there, or NULL for any.
- * Returns the table, or NULL (with the reason printed) if it is unusable. */
-static const uint8_t *acpi_table_load(uint64_t phys, const char *want)
-{
-	if (phys == 0)
+	if (phys == 0 || phys > UINT32_MAX || len > UINT32_MAX - (uint32_t)phys)
 		return NULL;
-	const uint8_t *t = NULL;
-	if (phys <= UINT32_MAX - SDT_HEADER_LEN)
-		t = paging_map_ram((uint32_t)phys, SDT_HEADER_LEN);
-	if (!t) {
-		kprintf("acpi: table at 0x%llx is out of reach; skipped\n", (unsigned long long)phys);
+	if (phys + len > ACPI_BIOS_AREA_END && (boot_info.flags & MULTIBOOT_INFO_MEM_MAP) &&
+	    !boot_memory_entry(&boot_info, phys, len))
 		return NULL;
-	}
-	uint32_t addr = (uint32_t)phys, len = table_len(t);
-	if (want && memcmp(t, want, SDT_SIG_LEN) != 0) {
-		kprintf("acpi: expected %s at 0x%08x, found '%.4s'; skipped\n", want, addr, t);
-		return NULL;
-	}
-	if (len < SDT_HEADER_LEN || len > ACPI_TABLE_MAX_LEN || len > UINT32_MAX - addr) {
-		kprintf("acpi: %.4s at 0x%08x claims %u bytes; skipped\n", t, addr, len);
-		return NULL;
-	}
-	if (!paging_map_ram(addr, len)) {
-		kprintf("acpi: no page tables left to map %.4s at 0x%08x; skipped\n", t, addr);
-		return NULL;
-	}
-	char oem_id[ACPI_OEM_ID_LEN + 1];
-	copy_oem_id(oem_id, t + SDT_OEM_ID);
-	bool ok = acpi_sum(t, len) == 0;
-	note_table((const char *)t, addr, len, t[SDT_REVISION], oem_id, ok);
-	if (!ok) {
-		kprintf("acpi: %.4s at 0x%08x has a bad checksum; skipped\n", t, addr);
-		return NULL;
-	}
-	kprintf("acpi: %.4s rev %u at 0x%08x, %u bytes (OEM %s)\n", t, t[SDT_REVISION], addr, len, oem_id);
-	return t;
-}
-
-/* An RSDP with valid checksums in [start, end), or NULL. */
-static const uint8_t *rsdp_scan(uint32_t start, uint32_t end)
-{
-	for (uint32_t a = start; a + RSDP_V1_LEN <= end; a += RSDP_ALIGN) {
-		const uint8_t *p = (const uint8_t *)a;
-		if (memcmp(p, RSDP_SIGNATURE, sizeof(RSDP_SIGNATURE) - 1) != 0 ||
-		    acpi_sum(p, RSDP_V1_LEN) != 0)
-			continue;
-		uint32_t len = (uint32_t)le(p + RSDP_LENGTH, 4);
-		if (p[RSDP_REVISION] >= RSDP_REV_ACPI2 &&
-		    (len < RSDP_V2_LEN || len > PAGE_SIZE || acpi_sum(p, len) != 0))
-			continue;       /* the extended checksum covers `len` bytes */
-		return p;
-	}
-	return NULL;
-}
-
-/* The I/O port a fixed register block is at: the X_ field (a GAS) if it
- * names one, else the ACPI 1.0 32-bit field.  0 if neither. */
-static uint16_t fadt_port(const uint8_t *f, unsigned x_off, unsigned off)
-{
-	uint64_t x = field(f, x_off + GAS_ADDRESS, 8);
-	if (x && x <= UINT16_MAX && field(f, x_off + GAS_SPACE, 1) == ACPI_SPACE_IO)
-		return (uint16_t)x;
-	uint64_t port = field(f, off, 4);
-	return port <= UINT16_MAX ? (uint16_t)port : 0;
-}
-
-/* One element of the \_S5 package if it is a small constant: ZeroOp,
- * OneOp, or BytePrefix and a byte.  Returns the bytes it takes, 0 if the
- * element is anything else. */
-static unsigned aml_small_const(const uint8_t *p, const uint8_t *end, uint8_t *out)
-{
-	if (p < end && (*p == AML_ZERO_OP || *p == AML_ONE_OP)) {
-		*out = *p;
-		return 1;
-	}
-	if (p + 1 < end && *p == AML_BYTE_PREFIX) {
-		*out = p[1];
-		return 2;
-	}
-	return 0;
-}
-
-/* Find \_S5 without an AML interpreter: look for the bytes
- *     NameOp ['\'] "_S5_" PackageOp PkgLength NumElements a b ...
- * and decode the first two elements.  PkgLength (20.2.4) is 1 to 4 bytes:
- * the top two bits of its first byte count the bytes that follow.  This
- * finds QEMU's Name(_S5, Package(4){ 0, 0, 0, 0 }) and the same plain form
- * most firmware writes, but it is a trick, not a parser: an _S5 defined
- * under an If, built by a method, given as a WordConst, or found only in
- * an SSDT is missed (or, rarely, a byte pattern that merely looks like one
- * is taken), and then poweroff falls back to its next method. */
-static void find_s5(const uint8_t *dsdt)
-{
-	const uint8_t *aml = dsdt + SDT_HEADER_LEN, *end = dsdt + table_len(dsdt);
-	for (const uint8_t *p = aml + 1; p + AML_NAME_LEN < end; p++) {
-		if (memcmp(p, "_S5_", AML_NAME_LEN) != 0)
-			continue;
-		bool named = p[-1] == AML_NAME_OP ||
-		             (p[-1] == AML_ROOT_CHAR && p - 2 >= aml && p[-2] == AML_NAME_OP);
-		const uint8_t *q = p + AML_NAME_LEN;
-		if (!named || *q++ != AML_PACKAGE_OP || q >= end)
-			continue;
-		q += 1 + (*q >> AML_PKGLEN_EXTRA_SHIFT) + 1;    /* PkgLength, NumElements */
-		uint8_t a, b;
-		unsigned n = aml_small_const(q, end, &a);
-		if (n && aml_small_const(q + n, end, &b) && a <= PM1_CNT_SLP_TYP_MAX &&
-		    b <= PM1_CNT_SLP_TYP_MAX) {
-			acpi.s5_valid = true;
-			acpi.s5_slp_typa = a;
-			acpi.s5_slp_typb = b;
-			return;
-		}
-	}
-}
-
-static void parse_fadt(const uint8_t *f)
-{
-	acpi.has_fadt = true;
-	uint32_t flags = (uint32_t)field(f, FADT_FLAGS, 4);
-	if (field(f, FADT_PM_TMR_LEN, 1) == PM_TMR_LEN_PRESENT) {
-		acpi.pm_timer_port = fadt_port(f, FADT_X_PM_TMR_BLK, FADT_PM_TMR_BLK);
-		acpi.pm_timer_32bit = flags & FADT_F_TMR_VAL_EXT;
-	}
-	acpi.pm1a_cnt_port = fadt_port(f, FADT_X_PM1A_CNT_BLK, FADT_PM1A_CNT_BLK);
-	acpi.pm1b_cnt_port = fadt_port(f, FADT_X_PM1B_CNT_BLK, FADT_PM1B_CNT_BLK);
-	acpi.fadt_revision = f[SDT_REVISION];
-	acpi.century_reg = (uint8_t)field(f, FADT_CENTURY, 1);
-	if (acpi.fadt_revision >= ACPI_FADT_REV_BOOT_ARCH)
-		acpi.boot_arch = (uint16_t)field(f, FADT_IAPC_BOOT_ARCH, 2);
-	acpi.reset_addr = field(f, FADT_RESET_REG + GAS_ADDRESS, 8);
-	acpi.reset_valid = (flags & FADT_F_RESET_REG_SUP) && acpi.reset_addr;
-	acpi.reset_space = (uint8_t)field(f, FADT_RESET_REG + GAS_SPACE, 1);
-	acpi.reset_value = (uint8_t)field(f, FADT_RESET_VALUE, 1);
-
-	uint64_t dsdt = field(f, FADT_X_DSDT, 8);
-	const uint8_t *d = acpi_table_load(dsdt ? dsdt : field(f, FADT_DSDT, 4), "DSDT");
-	if (d)
-		find_s5(d);
-	if (!acpi.s5_valid)
-		kprintf("acpi: no \\_S5 found in the DSDT; poweroff will not use ACPI\n");
-}
-
-static void parse_madt(const uint8_t *m)
-{
-	acpi.has_madt = true;
-	acpi.lapic_base = (uint32_t)field(m, MADT_LAPIC_ADDR, 4);
-	acpi.pcat_compat = field(m, MADT_FLAGS, 4) & MADT_F_PCAT_COMPAT;
-	acpi.irq0_gsi = 0;          /* ISA IRQ n is GSI n unless overridden */
-	uint32_t len = table_len(m);
-	for (uint32_t off = MADT_ENTRIES; off + MADT_E_HEADER <= len; off += m[off + MADT_E_LEN]) {
-		const uint8_t *e = m + off;
-		if (e[MADT_E_LEN] < MADT_E_HEADER || off + e[MADT_E_LEN] > len)
-			break;              /* malformed: stop rather than loop or overrun */
-		if (e[MADT_E_TYPE] == MADT_LOCAL_APIC && (le(e + MADT_LAPIC_FLAGS, 4) & MADT_LAPIC_ENABLED)) {
-			if (acpi.cpu_count < ACPI_MAX_CPUS)
-				acpi.cpu_apic_id[acpi.cpu_count] = e[MADT_LAPIC_APIC_ID];
-			acpi.cpu_count++;
-		}
-		else if (e[MADT_E_TYPE] == MADT_IO_APIC && !acpi.ioapic_base)
-			acpi.ioapic_base = (uint32_t)le(e + MADT_IOAPIC_ADDR, 4);
-		else if (e[MADT_E_TYPE] == MADT_IRQ_OVERRIDE && e[MADT_ISO_BUS] == 0 && e[MADT_ISO_SOURCE] == 0)
-			acpi.irq0_gsi = (uint32_t)le(e + MADT_ISO_GSI, 4);
-		else if (e[MADT_E_TYPE] == MADT_LAPIC_OVERRIDE && le(e + MADT_LAPIC_ADDR64, 8) <= UINT32_MAX)
-			acpi.lapic_base = (uint32_t)le(e + MADT_LAPIC_ADDR64, 8);
-	}
-}
-
-static void parse_hpet(const uint8_t *h)
-{
-	uint64_t base = field(h, HPET_TBL_BASE + GAS_ADDRESS, 8);
-	if (acpi.has_hpet || !base || field(h, HPET_TBL_BASE + GAS_SPACE, 1) != ACPI_SPACE_MEMORY)
-		return;                 /* only the first timer block, in memory space */
-	acpi.has_hpet = true;
-	acpi.hpet_base = base;
-	acpi.hpet_min_tick = (uint16_t)field(h, HPET_TBL_MIN_TICK, 2);
-}
-
-/* Physical address of the EBDA.  Page 0 is still mapped when acpi_init
- * runs, so the BIOS data area is readable.  GCC takes any address in the
- * first 4 KiB for "NULL plus an offset" and warns; here it is not. */
-static uint32_t ebda_address(void)
-{
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Warray-bounds"
-	return (uint32_t)*(const volatile uint16_t *)BDA_EBDA_SEGMENT << 4;
-#pragma GCC diagnostic pop
+	return paging_map_ram((uint32_t)phys, len);
 }
 
 int acpi_init(void)
 {
-	uint32_t ebda = ebda_address();
-	const uint8_t *rsdp = NULL;
-	if (ebda && ebda < EBDA_LIMIT)
-		rsdp = rsdp_scan(ebda, ebda + EBDA_SEARCH_LEN);
-	if (!rsdp)
-		rsdp = rsdp_scan(BIOS_ROM_START, BIOS_ROM_END);
-	if (!rsdp) {
-		kprintf("acpi: no RSDP found; running without ACPI\n");
-		return -ENODEV;
-	}
-	acpi.revision = rsdp[RSDP_REVISION];
-	uint32_t rsdp_len = acpi.revision >= RSDP_REV_ACPI2 ? (uint32_t)le(rsdp + RSDP_LENGTH, 4) : RSDP_V1_LEN;
-	copy_oem_id(acpi.oem_id, rsdp + RSDP_OEM_ID);
-	note_table("RSDP", (uint32_t)rsdp, rsdp_len, acpi.revision, acpi.oem_id, true);
-	kprintf("acpi: RSDP rev %u at 0x%08x (OEM %s)\n", acpi.revision, (uint32_t)rsdp, acpi.oem_id);
-
-	/* ACPI 2.0+ firmware lists 64-bit pointers in the XSDT; the RSDT is
-	 * the ACPI 1.0 list, and our fallback if the XSDT is unusable. */
-	unsigned entry = sizeof(uint64_t);
-	const uint8_t *root = acpi.revision >= RSDP_REV_ACPI2 ?
-	                      acpi_table_load(le(rsdp + RSDP_XSDT, 8), "XSDT") : NULL;
-	if (!root) {
-		entry = sizeof(uint32_t);
-		root = acpi_table_load(le(rsdp + RSDP_RSDT, 4), "RSDT");
-	}
-	if (!root) {
-		kprintf("acpi: no usable RSDT or XSDT; running without ACPI\n");
-		return -ENODEV;
-	}
-	acpi.present = true;
-	for (uint32_t off = SDT_HEADER_LEN; off + entry <= table_len(root); off += entry) {
-		const uint8_t *t = acpi_table_load(le(root + off, entry), NULL);
-		if (t && memcmp(t, "FACP", SDT_SIG_LEN) == 0 && !acpi.has_fadt)
-			parse_fadt(t);
-		else if (t && memcmp(t, "APIC", SDT_SIG_LEN) == 0 && !acpi.has_madt)
-			parse_madt(t);
-		else if (t && memcmp(t, "HPET", SDT_SIG_LEN) == 0)
-			parse_hpet(t);
-	}
-	return 0;
+	return acpi_parse(acpi_map);
 }
 
 /* Wait for a write that ends the machine to take effect. */
@@ -475,7 +56,7 @@ static void pm1_cnt_write(uint16_t port, uint8_t typ, uint16_t enable)
 {
 	if (!port)
 		return;
-	uint16_t v = inw(port) & ~(PM1_CNT_SLP_TYP_MAX << PM1_CNT_SLP_TYP_SHIFT | PM1_CNT_SLP_EN);
+	uint16_t v = inw(port) & ~(ACPI_SLP_TYP_MAX << PM1_CNT_SLP_TYP_SHIFT | PM1_CNT_SLP_EN);
 	outw(port, v | typ << PM1_CNT_SLP_TYP_SHIFT | enable);
 }
 

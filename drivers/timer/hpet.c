@@ -17,6 +17,7 @@
  */
 #include "drivers/timer/hpet.h"
 #include "drivers/acpi.h"
+#include "multiboot.h"
 #include "errno.h"
 #include "arch/irq.h"
 #include "kprintf.h"
@@ -254,6 +255,15 @@ int hpet_init(void)
 	if (!acpi.has_hpet) {
 		kprintf("hpet: none (no ACPI HPET table)\n");
 		return -ENODEV;
+	}
+	/* A table can name any address; writing "registers" that are RAM
+	 * (the kernel's own, say) would corrupt it.  Usable RAM is never the
+	 * HPET, so such an address is a bad table, not a device. */
+	const struct boot_mmap_entry *ram = boot_memory_entry(&boot_info, acpi.hpet_base, HPET_BLOCK_LEN);
+	if (ram && ram->type == MULTIBOOT_MEMORY_AVAILABLE) {
+		kprintf("hpet: registers at 0x%llx would be RAM; not used\n",
+		        (unsigned long long)acpi.hpet_base);
+		return -EINVAL;
 	}
 	if (acpi.hpet_base > UINT32_MAX - HPET_BLOCK_LEN ||
 	    !(regs = (uintptr_t)paging_map_mmio((uint32_t)acpi.hpet_base, HPET_BLOCK_LEN))) {

@@ -60,10 +60,21 @@ struct acpi_info {
 #define ACPI_SPACE_MEMORY   0   /* system memory (MMIO) */
 #define ACPI_SPACE_IO       1   /* system I/O ports */
 
+#define ACPI_SLP_TYP_MAX    7   /* SLP_TYPx is 3 bits of PM1 control (4.8.3.2.1) */
+#define ACPI_HPET_BLOCK_LEN 1024 /* the HPET's register space (HPET spec 1.0a, 2.3.1) */
+
 extern struct acpi_info acpi;
 
-/* Find and check the tables; print one line per table (or why none).
- * 0, or -ENODEV when the machine has no usable ACPI tables. */
+/* How the parser reaches physical memory: a pointer to `len` readable
+ * bytes at `phys`, or NULL if they are out of reach.  The kernel's
+ * (drivers/platform/acpi.c) maps them; the host tests' hand out a copy. */
+typedef const void *(*acpi_map_fn)(uint64_t phys, uint32_t len);
+
+/* Find and check the tables through `map` (drivers/platform/acpi_tables.c);
+ * print one line per table, or why it is ignored, and fill in `acpi`.
+ * 0, or -ENODEV when there are no usable ACPI tables. */
+int acpi_parse(acpi_map_fn map);
+/* acpi_parse with the kernel's identity map. */
 int acpi_init(void);
 /* Enter S5 (soft off).  Returns only on failure: -ENODEV without an FADT
  * and \_S5, -EINVAL if the machine is still running after the write. */

@@ -59,7 +59,6 @@
 extern const uint8_t trampoline_start[], trampoline_end[];
 extern const uint8_t trampoline_gdt_ptr[], trampoline_entry[];
 extern void ap_entry(void);
-extern const struct multiboot_info *boot_info;
 extern char kernel_stack_bottom[];
 
 struct cpu cpus[NR_CPUS];
@@ -174,29 +173,27 @@ static bool overlaps(uint32_t a, uint32_t len, uint32_t b, uint32_t blen)
 /* Is [page, page + PAGE_SIZE) usable RAM the loader left nothing in? */
 static bool page_free(uint32_t page)
 {
-	const struct multiboot_info *mb = boot_info;
-	if (overlaps(page, PAGE_SIZE, (uint32_t)mb, sizeof(*mb)))
+	const struct boot_info *bi = &boot_info;
+	if (overlaps(page, PAGE_SIZE, bi->info_addr, sizeof(struct multiboot_info)))
 		return false;
-	if ((mb->flags & MULTIBOOT_INFO_CMDLINE) &&
-	    overlaps(page, PAGE_SIZE, mb->cmdline, strlen((const char *)mb->cmdline) + 1))
+	if ((bi->flags & MULTIBOOT_INFO_CMDLINE) &&
+	    overlaps(page, PAGE_SIZE, bi->cmdline_addr, bi->cmdline_size))
 		return false;
-	if ((mb->flags & MULTIBOOT_INFO_LOADER_NAME) &&
-	    overlaps(page, PAGE_SIZE, mb->boot_loader_name,
-	             strlen((const char *)mb->boot_loader_name) + 1))
+	if ((bi->flags & MULTIBOOT_INFO_LOADER_NAME) &&
+	    overlaps(page, PAGE_SIZE, bi->loader_name_addr, bi->loader_name_size))
 		return false;
-	if ((mb->flags & MULTIBOOT_INFO_MODS) && mb->mods_count)
+	if (bi->mods_count)
 		return false;           /* lull takes no modules, so it never looks
 		                           where they are: any page might hold one */
-	if (!(mb->flags & MULTIBOOT_INFO_MEM_MAP))
+	if (!(bi->flags & MULTIBOOT_INFO_MEM_MAP))
 		return true;            /* no map: conventional memory is RAM */
-	if (overlaps(page, PAGE_SIZE, mb->mmap_addr, mb->mmap_length))
+	if (overlaps(page, PAGE_SIZE, bi->mmap_addr, bi->mmap_length))
 		return false;
-	for (uint32_t off = 0; off < mb->mmap_length;) {
-		const struct multiboot_mmap_entry *e = (const void *)(mb->mmap_addr + off);
+	for (unsigned i = 0; i < bi->mmap_count; i++) {
+		const struct boot_mmap_entry *e = &bi->mmap[i];
 		if (e->type == MULTIBOOT_MEMORY_AVAILABLE && e->addr <= page &&
 		    page + PAGE_SIZE <= e->addr + e->len)
 			return true;
-		off += e->size + sizeof(e->size);
 	}
 	return false;
 }

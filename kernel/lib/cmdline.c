@@ -1,8 +1,12 @@
 /* kernel/lib/cmdline.c — split the boot command line and hand each
  * `key=value` or `key` to the option that declared it (include/cmdline.h).
  *
- * Portable: tests/unit/test_cmdline.c runs it on the host.  Words are
- * separated by spaces or tabs; no quoting (no option needs a space).
+ * Portable: tests/unit/test_cmdline.c runs it on the host, and
+ * tests/fuzz/fuzz_cmdline.c fuzzes it.  Words are separated by spaces or
+ * tabs; no quoting (no option needs a space).  Any other byte outside
+ * printable ASCII becomes '?' before the line is split: warnings and the
+ * `cmdline` command print words back, and a stray ESC must not reach the
+ * terminal as the start of a control sequence.
  */
 #include "cmdline.h"
 #include "kprintf.h"
@@ -25,6 +29,7 @@ const struct boot_option *cmdline_find_option(const char *name)
 }
 
 static bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+static bool is_printable(char c) { return c >= ' ' && c <= '~'; }
 
 static void handle_word(struct cmdline *cl, char *word, bool first)
 {
@@ -82,8 +87,19 @@ void cmdline_parse(struct cmdline *cl, const char *line)
 		n = CMDLINE_MAX - 1;
 		cl->warnings++;
 	}
-	memcpy(cl->text, line, n);
-	memcpy(cl->words, line, n);
+	bool unprintable = false;
+	for (size_t i = 0; i < n; i++) {
+		char c = line[i];
+		if (!is_space(c) && !is_printable(c)) {
+			c = '?';
+			unprintable = true;
+		}
+		cl->text[i] = cl->words[i] = c;
+	}
+	if (unprintable) {
+		kprintf("cmdline: unprintable bytes, shown as '?'\n");
+		cl->warnings++;
+	}
 
 	bool first = true;
 	char *p = cl->words;

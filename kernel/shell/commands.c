@@ -119,23 +119,21 @@ static int cmd_mem(int argc, char **argv)
 	UNUSED(argv);
 	if (argc != 1)
 		return SHELL_USAGE;
-	const struct multiboot_info *mbi = boot_info;
-	if (mbi->flags & MULTIBOOT_INFO_MEMORY)
-		kprintf("lower memory: %u KiB, upper memory: %u KiB\n", mbi->mem_lower, mbi->mem_upper);
-	if (!(mbi->flags & MULTIBOOT_INFO_MEM_MAP)) {
+	const struct boot_info *bi = &boot_info;
+	if (bi->flags & MULTIBOOT_INFO_MEMORY)
+		kprintf("lower memory: %u KiB, upper memory: %u KiB\n", bi->mem_lower, bi->mem_upper);
+	if (!(bi->flags & MULTIBOOT_INFO_MEM_MAP)) {
 		kprintf("no memory map from the boot loader\n");
 		return 0;
 	}
 	uint64_t usable = 0;
-	uint32_t p = mbi->mmap_addr, end = mbi->mmap_addr + mbi->mmap_length;
-	while (p < end) {
-		const struct multiboot_mmap_entry *e = (const void *)p;
+	for (unsigned i = 0; i < bi->mmap_count; i++) {
+		const struct boot_mmap_entry *e = &bi->mmap[i];
 		const char *t = e->type < ARRAY_SIZE(types) && types[e->type] ? types[e->type] : "other";
 		kprintf("  0x%016llx-0x%016llx  %-16s %8llu KiB\n", (unsigned long long)e->addr,
 		        (unsigned long long)(e->addr + e->len - 1), t, (unsigned long long)(e->len >> 10));
 		if (e->type == MULTIBOOT_MEMORY_AVAILABLE)
 			usable += e->len;
-		p += e->size + sizeof(e->size);
 	}
 	kprintf("usable RAM: %llu KiB\n", (unsigned long long)(usable >> 10));
 	return 0;

@@ -119,3 +119,23 @@ def test_missing_python_modules_and_cmocka_are_named(path_without, tmp_path):
     line = missing_line(lines)
     assert "pexpect for " in line and "package python3-pexpect" in line, line
     assert "package libcmocka-dev" in line, line
+
+
+def test_fuzzing_needs_clang_and_libfuzzer(path_without, tmp_path):
+    # `make fuzz` (and so `make test`) needs clang-14; without it, one line.
+    status, lines = make_n("fuzz", path_without("clang-14"), tmp_path, NO_DEPS="1")
+    assert status != 0
+    assert "clang-14 (package clang-14)" in missing_line(lines)
+    # A clang that cannot link -fsanitize=fuzzer: libFuzzer's package is named.
+    no_libfuzzer = tmp_path / "clang-no-libfuzzer"
+    no_libfuzzer.write_text('#!/bin/sh\nfor a; do case "$a" in -fsanitize=fuzzer*) '
+                            'echo "ld: cannot find libclang_rt.fuzzer" >&2; exit 1;; esac; done\n'
+                            'exec clang-14 "$@"\n')
+    no_libfuzzer.chmod(0o755)
+    status, lines = run(["tools/check-deps", "fuzz"], path_without(), tmp_path,
+                        FUZZCC=str(no_libfuzzer))
+    assert status != 0
+    assert "package libclang-rt-14-dev" in missing_line(lines)
+    # The unit tests do not need it.
+    status, lines = make_n("unit", path_without("clang-14"), tmp_path, NO_DEPS="1")
+    assert status == 0, lines

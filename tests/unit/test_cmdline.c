@@ -140,6 +140,24 @@ static void test_too_long_and_too_many(void **state)
 	assert_non_null(strstr(printed, "too many options"));
 }
 
+/* Found by tests/fuzz/fuzz_cmdline.c (tests/fuzz/regress/cmdline/): an
+ * option name holding a control byte was printed back as it was, so a
+ * command line could send escape sequences to the console. */
+static void test_unprintable_bytes(void **state)
+{
+	(void)state;
+	cmdline_parse(&cl, "\x99\n+\x04 hz\x1b[2J=100");
+	assert_string_equal(cl.image, "?");
+	assert_int_equal(cl.nargs, 2);
+	assert_string_equal(cl.args[0].key, "+?");
+	assert_int_equal(cl.args[1].status, CMDLINE_UNKNOWN);
+	assert_int_equal(hz_value, -1);
+	assert_string_equal(cl.text, "?\n+? hz?[2J=100");
+	assert_non_null(strstr(printed, "unprintable bytes"));
+	for (const char *p = printed; *p; p++)
+		assert_true(*p == '\n' || (*p >= ' ' && *p <= '~'));
+}
+
 static void test_registry(void **state)
 {
 	(void)state;
@@ -155,6 +173,7 @@ int main(void)
 		cmocka_unit_test_setup(test_image_and_options, setup),
 		cmocka_unit_test_setup(test_no_image, setup),
 		cmocka_unit_test_setup(test_unknown_and_malformed, setup),
+		cmocka_unit_test_setup(test_unprintable_bytes, setup),
 		cmocka_unit_test_setup(test_missing_value, setup),
 		cmocka_unit_test_setup(test_empty_and_spaces, setup),
 		cmocka_unit_test_setup(test_too_long_and_too_many, setup),
