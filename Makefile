@@ -5,7 +5,7 @@
 #   make run          boot the ISO in QEMU, serial console on this terminal
 #   make debug        QEMU halted at the first instruction, waiting for gdb
 #   make test         unit tests (host) + a short fuzz run + system tests (QEMU)
-#   make fuzz         each libFuzzer harness in tests/fuzz/ for FUZZ_SECONDS (docs/robustness-fuzz.md)
+#   make fuzz         each libFuzzer harness in tests/fuzz/ for FUZZ_SECONDS (docs/robustness.md)
 #   make bench        tick modes vs. each other and an idle Linux guest (docs/benchmarks.md)
 #   make clean
 #

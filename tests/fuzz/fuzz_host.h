@@ -3,7 +3,7 @@
  * Each harness tests/fuzz/fuzz_<target>.c defines LLVMFuzzerTestOneInput and
  * names the portable kernel sources it links in a `// SOURCES:` line, as
  * the unit tests do; the Makefile builds it with clang's
- * -fsanitize=fuzzer,address,undefined (make fuzz, docs/robustness-fuzz.md).
+ * -fsanitize=fuzzer,address,undefined (make fuzz, docs/robustness.md).
  * A harness fails by crashing: a sanitizer report, or fuzz_fail() when a
  * property of the parser's result does not hold. */
 #ifndef LULL_FUZZ_HOST_H
