@@ -9,7 +9,10 @@ host measures, from outside the guest:
                 the top causes (`wakeups`; for Linux, /proc/interrupts)
   host CPU      ms of CPU the QEMU process used per second of guest idle,
                 repeated (3 times in a full run): median and spread
-  latency       a cyclictest loop of 1 ms periods (`latency 5000 1000`)
+  latency       a cyclictest loop of 1 ms periods (`latency 5000 1000`); the
+                *-icount rows measure only this, under -icount shift=4,sleep=off
+                (QEMU's virtual clock counts guest instructions): lull's own
+                timer path without the host's tails
   sleep         how late `sleep 10|100|1000` returns, timed by the host
   drift         guest uptime minus host time over the idle window
   boot          QEMU start to the prompt: -kernel, and the ISO through GRUB
@@ -44,6 +47,7 @@ ACCEL = os.environ.get("ACCEL", "tcg")
 LULL_CPU = "qemu32"     # qemu-system-i386's default, named so every row says it
 HZ_DEFAULT = 250
 SMP_CPUS = 4            # the several-CPU rows: qemu-system-i386 -smp 4
+ICOUNT_SHIFT = 4        # the icount rows: -icount shift=4 (16 ns per guest instruction)
 BUSY_CPU = 1            # the CPU that spins in the "one CPU busy" rows
 
 
@@ -51,11 +55,12 @@ class Config:
     """One row of the table: how to boot it and what it should turn out to be."""
 
     def __init__(self, name, what, append="", kind="lull", hz=HZ_DEFAULT, expect=None, trace=False,
-                 qemu="qemu-system-i386", cpu=LULL_CPU, smp=1, busy_cpu=None):
+                 qemu="qemu-system-i386", cpu=LULL_CPU, smp=1, busy_cpu=None, icount=None):
         self.name, self.what, self.append, self.kind = name, what, append, kind
         self.qemu, self.cpu = qemu, cpu
         self.smp = smp              # CPUs QEMU gives the guest (-smp)
         self.busy_cpu = busy_cpu    # this CPU spins through the idle window (`busy S CPU`)
+        self.icount = icount        # -icount shift: latency alone, on QEMU's virtual clock
         self.hz = hz                # tick rate: hrtimers run at tick resolution in periodic/dyntick
         self.expect = expect        # "mode: M, device: D" that `dyntick` must print
         self.trace = trace          # one of the three rows of the timeline picture
@@ -84,6 +89,18 @@ CONFIGS = [
     Config("tickless-lapic-x86_64", "tickless on the LAPIC, in qemu-system-x86_64 -cpu qemu64",
            "tick=tickless clockevent=lapic", expect="mode: tickless, device: lapic, HZ=250",
            qemu="qemu-system-x86_64", cpu="qemu64"),
+    # Under -icount shift=4,sleep=off the guest's clock counts its own
+    # instructions and skips idle time: a stall of QEMU's thread on the host
+    # is invisible to the guest, so the latency left is lull's own timer
+    # path, the same in every run (tests/system/test_determinism.py).  Only
+    # latency: an idle window there costs no host time and has no drift.
+    Config("periodic-250-icount", "periodic, HZ=250, latency under -icount", "tick=periodic hz=250",
+           expect="mode: periodic, device: lapic, HZ=250", icount=ICOUNT_SHIFT),
+    Config("dyntick-lapic-icount", "dyntick on the LAPIC, latency under -icount", "dyntick=enable,forceapic",
+           expect="mode: dyntick, device: lapic, HZ=250", icount=ICOUNT_SHIFT),
+    Config("tickless-lapic-icount", "tickless on the LAPIC, latency under -icount",
+           "tick=tickless clockevent=lapic", expect="mode: tickless, device: lapic, HZ=250",
+           icount=ICOUNT_SHIFT),
     # Four CPUs: each ticks on its own local APIC timer in the boot CPU's
     # mode (docs/smp.md).  All idle, then CPU 1 spinning through the window:
     # tickless stops each idle CPU's tick whatever the others do; dyntick,
@@ -180,6 +197,8 @@ def _mmss(s):
 
 
 def estimate(cfg, a):
+    if cfg.icount is not None:
+        return 5
     if cfg.kind == "floor":
         return a.reps * (a.idle + 1.5)
     if cfg.kind == "linux":
@@ -215,6 +234,8 @@ def log_path(a, cfg, accel, tag):
 
 
 def run_lull(cfg, a, accel, progress, step):
+    if cfg.icount is not None:
+        return run_lull_icount(cfg, a, accel, progress, step)
     row = new_row(cfg, accel, cfg.qemu, cfg.cpu)
     elf = os.path.join(BUILD, "lull.elf")
     for rep in range(a.reps):
@@ -264,6 +285,24 @@ def run_lull(cfg, a, accel, progress, step):
                 g.close()
         row["boot_iso_s"] = statistics.median(boots)
         row["notes"].append("ISO boot: GRUB's default entry, its 2 s menu timeout included")
+    return row
+
+
+def run_lull_icount(cfg, a, accel, progress, step):
+    """Latency alone, under -icount: lull's timer path without the host's tails."""
+    row = new_row(cfg, f"{accel}, icount {cfg.icount}", cfg.qemu, cfg.cpu)
+    progress.start(step, f" ({accel}, icount {cfg.icount})")
+    g = guest.Guest(cfg.qemu, accel, kernel=os.path.join(BUILD, "lull.elf"), append=cfg.append,
+                    cpu=cfg.cpu, icount=cfg.icount, log_path=log_path(a, cfg, accel, "icount"))
+    try:
+        g.wait_prompt()
+        if check_config(g, cfg, row):
+            wait_boot_timers(g)
+            n = latency_count(cfg, a)
+            row["latency"] = guest.measure_latency(g, n, a.latency_period_us,
+                                                   timeout=n * a.latency_period_us / 1e6 * 4 + 30)
+    finally:
+        g.close()
     return row
 
 
@@ -409,7 +448,7 @@ def main():
     # failures under a nested software KVM).
     work = [(c, "tcg") for c in configs]
     if ACCEL == "kvm":
-        work += [(c, "kvm") for c in configs if c.kind != "linux"]
+        work += [(c, "kvm") for c in configs if c.kind != "linux" and c.icount is None]
     progress = Progress([(c.name, estimate(c, a)) for c, acc in work])
     info = machine_info()
     print(f"bench: {info['host CPU']}; {info['QEMU']}; {len(work)} configurations, "
