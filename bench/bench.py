@@ -55,12 +55,13 @@ class Config:
     """One row of the table: how to boot it and what it should turn out to be."""
 
     def __init__(self, name, what, append="", kind="lull", hz=HZ_DEFAULT, expect=None, trace=False,
-                 qemu="qemu-system-i386", cpu=LULL_CPU, smp=1, busy_cpu=None, icount=None):
+                 qemu="qemu-system-i386", cpu=LULL_CPU, smp=1, busy_cpu=None, icount=None, ref=None):
         self.name, self.what, self.append, self.kind = name, what, append, kind
         self.qemu, self.cpu = qemu, cpu
         self.smp = smp              # CPUs QEMU gives the guest (-smp)
         self.busy_cpu = busy_cpu    # this CPU spins through the idle window (`busy S CPU`)
         self.icount = icount        # -icount shift: latency alone, on QEMU's virtual clock
+        self.ref = ref or name      # a Linux row: which of linux.REFERENCES it boots
         self.hz = hz                # tick rate: hrtimers run at tick resolution in periodic/dyntick
         self.expect = expect        # "mode: M, device: D" that `dyntick` must print
         self.trace = trace          # one of the three rows of the timeline picture
@@ -122,6 +123,10 @@ CONFIGS = [
            smp=SMP_CPUS, busy_cpu=BUSY_CPU, trace=True),
     Config("linux-686", "Linux, " + linux.REFERENCES["linux-686"]["what"], kind="linux"),
     Config("linux-amd64", "Linux, " + linux.REFERENCES["linux-amd64"]["what"], kind="linux"),
+    # The tickless Linux guest's latency under -icount, beside lull's
+    # *-icount rows (its boot there takes ~15 s of host time).
+    Config("linux-amd64-icount", "Linux, " + linux.REFERENCES["linux-amd64"]["what"] +
+           ", latency under -icount", kind="linux", ref="linux-amd64", icount=ICOUNT_SHIFT),
 ]
 ISO_CONFIG = "tickless-lapic"   # what GRUB's default entry boots: the ISO boot time goes in its row
 
@@ -198,7 +203,7 @@ def _mmss(s):
 
 def estimate(cfg, a):
     if cfg.icount is not None:
-        return 5
+        return 20 if cfg.kind == "linux" else 5
     if cfg.kind == "floor":
         return a.reps * (a.idle + 1.5)
     if cfg.kind == "linux":
@@ -220,6 +225,11 @@ def latency_count(cfg, a):
 
 
 # ------------------------------------------------------------ one row
+
+def accel_label(cfg, accel):
+    """The accel column: "tcg", or "tcg, icount 4" for the icount rows."""
+    return accel if cfg.icount is None else f"{accel}, icount {cfg.icount}"
+
 
 def new_row(cfg, accel, qemu, cpu):
     return dict(config=cfg.name, what=cfg.what, kind=cfg.kind, append=cfg.append,
@@ -290,7 +300,7 @@ def run_lull(cfg, a, accel, progress, step):
 
 def run_lull_icount(cfg, a, accel, progress, step):
     """Latency alone, under -icount: lull's timer path without the host's tails."""
-    row = new_row(cfg, f"{accel}, icount {cfg.icount}", cfg.qemu, cfg.cpu)
+    row = new_row(cfg, accel_label(cfg, accel), cfg.qemu, cfg.cpu)
     progress.start(step, f" ({accel}, icount {cfg.icount})")
     g = guest.Guest(cfg.qemu, accel, kernel=os.path.join(BUILD, "lull.elf"), append=cfg.append,
                     cpu=cfg.cpu, icount=cfg.icount, log_path=log_path(a, cfg, accel, "icount"))
@@ -382,11 +392,11 @@ def trace(g, cfg, a, row):
 
 
 def run_linux(cfg, a, accel, progress, step):
-    ref = linux.REFERENCES[cfg.name]
-    row = new_row(cfg, accel, ref["qemu"], ref["cpu"])
+    ref = linux.REFERENCES[cfg.ref]
+    row = new_row(cfg, accel_label(cfg, accel), ref["qemu"], ref["cpu"])
     progress.start(step, f" ({accel}) preparing")
     try:
-        vmlinuz, initrd, package = linux.prepare(cfg.name, os.path.join(a.out, "linux"))
+        vmlinuz, initrd, package = linux.prepare(cfg.ref, os.path.join(a.out, "linux"))
     except linux.Unavailable as e:
         row["status"] = f"not available: {e}"
         print(f"bench: {cfg.name}: {row['status']}")
@@ -396,21 +406,25 @@ def run_linux(cfg, a, accel, progress, step):
     progress.start(step, f" ({accel}) booting {package}")
     g = guest.Guest(ref["qemu"], accel, kernel=vmlinuz, append=row["append"], cpu=ref["cpu"],
                     extra=["-initrd", initrd], prompt="init> ",
-                    log_path=log_path(a, cfg, accel, "boot"), boot_timeout=120)
+                    log_path=log_path(a, cfg, accel, "boot"), boot_timeout=120, icount=cfg.icount)
     try:
         boot = g.wait_prompt(timeout=120)
-        m = re.search(r"uptime at init \(s, idle s\): (\d+\.\d+)", g.vm.log_text())
-        row["boot_to_init_s"] = float(m.group(1)) if m else None
-        # The repetitions are idle windows in one boot: Linux takes seconds to boot.
-        for rep in range(a.reps):
-            progress.start(step, f" ({accel}) idle window {rep + 1}/{a.reps}", (rep + 0.5) / (a.reps + 1))
-            r = guest.measure_idle(g, a.idle)
-            r.update(boot_s=boot if rep == 0 else None, first_byte_s=g.first_byte_s if rep == 0 else None)
-            row["reps"].append(r)
-        row["tick"] = r["clocks"]
+        # Under icount, latency alone (as in lull's icount rows): an idle
+        # window there takes no host time, and host-timed sleeps mean nothing.
+        if cfg.icount is None:
+            m = re.search(r"uptime at init \(s, idle s\): (\d+\.\d+)", g.vm.log_text())
+            row["boot_to_init_s"] = float(m.group(1)) if m else None
+            # The repetitions are idle windows in one boot: Linux takes seconds to boot.
+            for rep in range(a.reps):
+                progress.start(step, f" ({accel}) idle window {rep + 1}/{a.reps}", (rep + 0.5) / (a.reps + 1))
+                r = guest.measure_idle(g, a.idle)
+                r.update(boot_s=boot if rep == 0 else None, first_byte_s=g.first_byte_s if rep == 0 else None)
+                row["reps"].append(r)
+            row["tick"] = r["clocks"]
         row["latency"] = guest.measure_latency(g, a.latency_count, a.latency_period_us,
                                                timeout=a.latency_count * a.latency_period_us / 1e6 * 4 + 30)
-        row["sleep_overshoot_ms"], row["sleep_base_ms"] = guest.measure_sleeps(g, (10, 100, 1000), a.sleep_reps)
+        if cfg.icount is None:
+            row["sleep_overshoot_ms"], row["sleep_base_ms"] = guest.measure_sleeps(g, (10, 100, 1000), a.sleep_reps)
     finally:
         g.close()
     return row
@@ -423,7 +437,7 @@ def run_config(cfg, a, accel, progress, step):
         else:
             row = run_lull(cfg, a, accel, progress, step)
     except Exception as e:     # one broken row must not lose the others
-        ref = linux.REFERENCES.get(cfg.name, dict(qemu=cfg.qemu, cpu=cfg.cpu))
+        ref = linux.REFERENCES.get(cfg.ref, dict(qemu=cfg.qemu, cpu=cfg.cpu))
         row = new_row(cfg, accel, ref["qemu"], ref["cpu"])
         row["status"] = f"failed: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"[:200]
         row["notes"].append(f"serial logs in {os.path.join(a.out, 'logs')}")
