@@ -121,7 +121,7 @@ class Soak:
             self.fail(f"`{line}` printed {bad.group(0) if bad else PANIC!r}")
 
     def uptime(self):
-        """(ns, jiffies); fails if uptime went back."""
+        """(ns, jiffies, HZ); fails if uptime went back."""
         out = self.cmd("uptime")
         m = UPTIME_RE.search(out)
         if not m:
@@ -130,7 +130,7 @@ class Soak:
         if ns < self.last_ns:
             self.fail(f"uptime went back: {self.last_ns} ns, then {ns} ns")
         self.last_ns = ns
-        return ns, int(m.group(3))
+        return ns, int(m.group(3)), int(m.group(4))
 
     def setup(self):
         self.cmd(f"tick {self.mode}")
@@ -187,20 +187,19 @@ def soak_mode(mode, hours, log_dir, hz=None, smp=1, host_cpu=None, progress=None
     s = Soak(mode, os.path.join(log_dir, f"soak-{mode}.log"), hz, smp, host_cpu)
     try:
         s.setup()
-        ns0, j0 = s.uptime()
+        ns0, j0, _ = s.uptime()
         edge0, rtc0 = s.rtc_edge()
         for n in range(hours):
             s.hour(n)
             if progress:
                 progress(mode, n + 1, hours, time.monotonic() - t0)
         edge1, rtc1 = s.rtc_edge()
-        ns1, j1 = s.uptime()
+        ns1, j1, hz = s.uptime()
         out = s.cmd("wakeups")
         m = WAKEUPS_RE.search(out)
         if not m:
             s.fail(f"wakeups: unexpected output {out!r}")
         wakeups = int(m.group(2))
-        hz_now = int(UPTIME_RE.search(s.cmd("uptime")).group(4))
         s.cmd("every off")
         # The whole log once more: a line between prompts (an interrupt's
         # report) that no command's output held.
@@ -208,7 +207,7 @@ def soak_mode(mode, hours, log_dir, hz=None, smp=1, host_cpu=None, progress=None
         alarms = WATCHDOG_ALARM.findall(log)
         true_ns = (rtc1 - rtc0) * 10**9
         ppm = (edge1 - edge0 - true_ns) / true_ns * 1e6
-        jiffies_off = ((j1 - j0) & 0xFFFFFFFF) - (ns1 - ns0) * hz_now / 1e9
+        jiffies_off = ((j1 - j0) & 0xFFFFFFFF) - (ns1 - ns0) * hz / 1e9
         r = dict(mode=mode, tick=s.tick_line, guest_hours=(ns1 - ns0) / 3.6e12,
                  host_s=time.monotonic() - t0, uptime_vs_rtc_ppm=ppm,
                  jiffies_vs_uptime_ticks=jiffies_off,
