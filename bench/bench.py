@@ -9,7 +9,10 @@ host measures, from outside the guest:
                 the top causes (`wakeups`; for Linux, /proc/interrupts)
   host CPU      ms of CPU the QEMU process used per second of guest idle,
                 repeated (3 times in a full run): median and spread
-  latency       a cyclictest loop of 1 ms periods (`latency 5000 1000`)
+  latency       a cyclictest loop of 1 ms periods (`latency 5000 1000`); the
+                *-icount rows measure only this, under -icount shift=4,sleep=off
+                (QEMU's virtual clock counts guest instructions): lull's own
+                timer path without the host's tails
   sleep         how late `sleep 10|100|1000` returns, timed by the host
   drift         guest uptime minus host time over the idle window
   boot          QEMU start to the prompt: -kernel, and the ISO through GRUB
@@ -44,6 +47,7 @@ ACCEL = os.environ.get("ACCEL", "tcg")
 LULL_CPU = "qemu32"     # qemu-system-i386's default, named so every row says it
 HZ_DEFAULT = 250
 SMP_CPUS = 4            # the several-CPU rows: qemu-system-i386 -smp 4
+ICOUNT_SHIFT = 4        # the icount rows: -icount shift=4 (16 ns per guest instruction)
 BUSY_CPU = 1            # the CPU that spins in the "one CPU busy" rows
 
 
@@ -51,11 +55,13 @@ class Config:
     """One row of the table: how to boot it and what it should turn out to be."""
 
     def __init__(self, name, what, append="", kind="lull", hz=HZ_DEFAULT, expect=None, trace=False,
-                 qemu="qemu-system-i386", cpu=LULL_CPU, smp=1, busy_cpu=None):
+                 qemu="qemu-system-i386", cpu=LULL_CPU, smp=1, busy_cpu=None, icount=None, ref=None):
         self.name, self.what, self.append, self.kind = name, what, append, kind
         self.qemu, self.cpu = qemu, cpu
         self.smp = smp              # CPUs QEMU gives the guest (-smp)
         self.busy_cpu = busy_cpu    # this CPU spins through the idle window (`busy S CPU`)
+        self.icount = icount        # -icount shift: latency alone, on QEMU's virtual clock
+        self.ref = ref or name      # a Linux row: which of linux.REFERENCES it boots
         self.hz = hz                # tick rate: hrtimers run at tick resolution in periodic/dyntick
         self.expect = expect        # "mode: M, device: D" that `dyntick` must print
         self.trace = trace          # one of the three rows of the timeline picture
@@ -84,6 +90,18 @@ CONFIGS = [
     Config("tickless-lapic-x86_64", "tickless on the LAPIC, in qemu-system-x86_64 -cpu qemu64",
            "tick=tickless clockevent=lapic", expect="mode: tickless, device: lapic, HZ=250",
            qemu="qemu-system-x86_64", cpu="qemu64"),
+    # Under -icount shift=4,sleep=off the guest's clock counts its own
+    # instructions and skips idle time: a stall of QEMU's thread on the host
+    # is invisible to the guest, so the latency left is lull's own timer
+    # path, the same in every run (tests/system/test_determinism.py).  Only
+    # latency: an idle window there costs no host time and has no drift.
+    Config("periodic-250-icount", "periodic, HZ=250, latency under -icount", "tick=periodic hz=250",
+           expect="mode: periodic, device: lapic, HZ=250", icount=ICOUNT_SHIFT),
+    Config("dyntick-lapic-icount", "dyntick on the LAPIC, latency under -icount", "dyntick=enable,forceapic",
+           expect="mode: dyntick, device: lapic, HZ=250", icount=ICOUNT_SHIFT),
+    Config("tickless-lapic-icount", "tickless on the LAPIC, latency under -icount",
+           "tick=tickless clockevent=lapic", expect="mode: tickless, device: lapic, HZ=250",
+           icount=ICOUNT_SHIFT),
     # Four CPUs: each ticks on its own local APIC timer in the boot CPU's
     # mode (docs/smp.md).  All idle, then CPU 1 spinning through the window:
     # tickless stops each idle CPU's tick whatever the others do; dyntick,
@@ -105,6 +123,10 @@ CONFIGS = [
            smp=SMP_CPUS, busy_cpu=BUSY_CPU, trace=True),
     Config("linux-686", "Linux, " + linux.REFERENCES["linux-686"]["what"], kind="linux"),
     Config("linux-amd64", "Linux, " + linux.REFERENCES["linux-amd64"]["what"], kind="linux"),
+    # The tickless Linux guest's latency under -icount, beside lull's
+    # *-icount rows (its boot there takes ~15 s of host time).
+    Config("linux-amd64-icount", "Linux, " + linux.REFERENCES["linux-amd64"]["what"] +
+           ", latency under -icount", kind="linux", ref="linux-amd64", icount=ICOUNT_SHIFT),
 ]
 ISO_CONFIG = "tickless-lapic"   # what GRUB's default entry boots: the ISO boot time goes in its row
 
@@ -180,6 +202,8 @@ def _mmss(s):
 
 
 def estimate(cfg, a):
+    if cfg.icount is not None:
+        return 20 if cfg.kind == "linux" else 5
     if cfg.kind == "floor":
         return a.reps * (a.idle + 1.5)
     if cfg.kind == "linux":
@@ -202,6 +226,11 @@ def latency_count(cfg, a):
 
 # ------------------------------------------------------------ one row
 
+def accel_label(cfg, accel):
+    """The accel column: "tcg", or "tcg, icount 4" for the icount rows."""
+    return accel if cfg.icount is None else f"{accel}, icount {cfg.icount}"
+
+
 def new_row(cfg, accel, qemu, cpu):
     return dict(config=cfg.name, what=cfg.what, kind=cfg.kind, append=cfg.append,
                 accel=accel, qemu=qemu, cpu_model=cpu, status="ok", notes=[], reps=[],
@@ -215,6 +244,8 @@ def log_path(a, cfg, accel, tag):
 
 
 def run_lull(cfg, a, accel, progress, step):
+    if cfg.icount is not None:
+        return run_lull_icount(cfg, a, accel, progress, step)
     row = new_row(cfg, accel, cfg.qemu, cfg.cpu)
     elf = os.path.join(BUILD, "lull.elf")
     for rep in range(a.reps):
@@ -264,6 +295,24 @@ def run_lull(cfg, a, accel, progress, step):
                 g.close()
         row["boot_iso_s"] = statistics.median(boots)
         row["notes"].append("ISO boot: GRUB's default entry, its 2 s menu timeout included")
+    return row
+
+
+def run_lull_icount(cfg, a, accel, progress, step):
+    """Latency alone, under -icount: lull's timer path without the host's tails."""
+    row = new_row(cfg, accel_label(cfg, accel), cfg.qemu, cfg.cpu)
+    progress.start(step, f" ({accel}, icount {cfg.icount})")
+    g = guest.Guest(cfg.qemu, accel, kernel=os.path.join(BUILD, "lull.elf"), append=cfg.append,
+                    cpu=cfg.cpu, icount=cfg.icount, log_path=log_path(a, cfg, accel, "icount"))
+    try:
+        g.wait_prompt()
+        if check_config(g, cfg, row):
+            wait_boot_timers(g)
+            n = latency_count(cfg, a)
+            row["latency"] = guest.measure_latency(g, n, a.latency_period_us,
+                                                   timeout=n * a.latency_period_us / 1e6 * 4 + 30)
+    finally:
+        g.close()
     return row
 
 
@@ -343,11 +392,11 @@ def trace(g, cfg, a, row):
 
 
 def run_linux(cfg, a, accel, progress, step):
-    ref = linux.REFERENCES[cfg.name]
-    row = new_row(cfg, accel, ref["qemu"], ref["cpu"])
+    ref = linux.REFERENCES[cfg.ref]
+    row = new_row(cfg, accel_label(cfg, accel), ref["qemu"], ref["cpu"])
     progress.start(step, f" ({accel}) preparing")
     try:
-        vmlinuz, initrd, package = linux.prepare(cfg.name, os.path.join(a.out, "linux"))
+        vmlinuz, initrd, package = linux.prepare(cfg.ref, os.path.join(a.out, "linux"))
     except linux.Unavailable as e:
         row["status"] = f"not available: {e}"
         print(f"bench: {cfg.name}: {row['status']}")
@@ -357,21 +406,25 @@ def run_linux(cfg, a, accel, progress, step):
     progress.start(step, f" ({accel}) booting {package}")
     g = guest.Guest(ref["qemu"], accel, kernel=vmlinuz, append=row["append"], cpu=ref["cpu"],
                     extra=["-initrd", initrd], prompt="init> ",
-                    log_path=log_path(a, cfg, accel, "boot"), boot_timeout=120)
+                    log_path=log_path(a, cfg, accel, "boot"), boot_timeout=120, icount=cfg.icount)
     try:
         boot = g.wait_prompt(timeout=120)
-        m = re.search(r"uptime at init \(s, idle s\): (\d+\.\d+)", g.vm.log_text())
-        row["boot_to_init_s"] = float(m.group(1)) if m else None
-        # The repetitions are idle windows in one boot: Linux takes seconds to boot.
-        for rep in range(a.reps):
-            progress.start(step, f" ({accel}) idle window {rep + 1}/{a.reps}", (rep + 0.5) / (a.reps + 1))
-            r = guest.measure_idle(g, a.idle)
-            r.update(boot_s=boot if rep == 0 else None, first_byte_s=g.first_byte_s if rep == 0 else None)
-            row["reps"].append(r)
-        row["tick"] = r["clocks"]
+        # Under icount, latency alone (as in lull's icount rows): an idle
+        # window there takes no host time, and host-timed sleeps mean nothing.
+        if cfg.icount is None:
+            m = re.search(r"uptime at init \(s, idle s\): (\d+\.\d+)", g.vm.log_text())
+            row["boot_to_init_s"] = float(m.group(1)) if m else None
+            # The repetitions are idle windows in one boot: Linux takes seconds to boot.
+            for rep in range(a.reps):
+                progress.start(step, f" ({accel}) idle window {rep + 1}/{a.reps}", (rep + 0.5) / (a.reps + 1))
+                r = guest.measure_idle(g, a.idle)
+                r.update(boot_s=boot if rep == 0 else None, first_byte_s=g.first_byte_s if rep == 0 else None)
+                row["reps"].append(r)
+            row["tick"] = r["clocks"]
         row["latency"] = guest.measure_latency(g, a.latency_count, a.latency_period_us,
                                                timeout=a.latency_count * a.latency_period_us / 1e6 * 4 + 30)
-        row["sleep_overshoot_ms"], row["sleep_base_ms"] = guest.measure_sleeps(g, (10, 100, 1000), a.sleep_reps)
+        if cfg.icount is None:
+            row["sleep_overshoot_ms"], row["sleep_base_ms"] = guest.measure_sleeps(g, (10, 100, 1000), a.sleep_reps)
     finally:
         g.close()
     return row
@@ -384,7 +437,7 @@ def run_config(cfg, a, accel, progress, step):
         else:
             row = run_lull(cfg, a, accel, progress, step)
     except Exception as e:     # one broken row must not lose the others
-        ref = linux.REFERENCES.get(cfg.name, dict(qemu=cfg.qemu, cpu=cfg.cpu))
+        ref = linux.REFERENCES.get(cfg.ref, dict(qemu=cfg.qemu, cpu=cfg.cpu))
         row = new_row(cfg, accel, ref["qemu"], ref["cpu"])
         row["status"] = f"failed: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"[:200]
         row["notes"].append(f"serial logs in {os.path.join(a.out, 'logs')}")
@@ -409,7 +462,7 @@ def main():
     # failures under a nested software KVM).
     work = [(c, "tcg") for c in configs]
     if ACCEL == "kvm":
-        work += [(c, "kvm") for c in configs if c.kind != "linux"]
+        work += [(c, "kvm") for c in configs if c.kind != "linux" and c.icount is None]
     progress = Progress([(c.name, estimate(c, a)) for c, acc in work])
     info = machine_info()
     print(f"bench: {info['host CPU']}; {info['QEMU']}; {len(work)} configurations, "

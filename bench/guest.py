@@ -63,12 +63,12 @@ class Guest:
     """A booted guest at its prompt, or one that failed to get there."""
 
     def __init__(self, qemu, accel, kernel=None, iso=None, append=None, cpu=None,
-                 extra=(), prompt="lull> ", log_path=None, boot_timeout=60):
+                 extra=(), prompt="lull> ", log_path=None, boot_timeout=60, icount=None):
         # A row boots the CPUs it names (one unless -smp says): the test
         # suite's LULL_SMP must not change what the bench measures.
         if "-smp" not in extra:
             extra = ["-smp", "1"] + list(extra)
-        args = qemu_args(elf=kernel, iso=iso, append=append, cpu=cpu, extra=extra)
+        args = qemu_args(elf=kernel, iso=iso, append=append, cpu=cpu, icount=icount, extra=extra)
         args[0] = qemu
         args[args.index("-accel") + 1] = accel
         self.prompt = prompt

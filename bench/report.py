@@ -368,7 +368,9 @@ def markdown(rows, info, pictures, timer_core=()):
            "busy CPU marked (its state from `cpus` after the window); they are not given latency or "
            "sleep figures. With a CPU busy, the host CPU also "
            "without the busiest QEMU thread (the spinning vCPU): what the idle CPUs cost. "
-           "Latency: a cyclictest loop with a 1 ms period. Sleep: how much later than asked "
+           "Latency: a cyclictest loop with a 1 ms period; the rows whose accel says icount measure only "
+           "that, under -icount shift=4,sleep=off, where the guest's clock counts its own instructions "
+           "and a host stall cannot show. Sleep: how much later than asked "
            "`sleep MS` returned, timed from the host. Drift: guest uptime minus host time over "
            "the idle window. Boot: QEMU start to the prompt (host clock).", ""]
     md += table_lines(rows, markdown=True)

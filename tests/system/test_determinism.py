@@ -1,0 +1,141 @@
+"""Two boots under -icount with the same commands print the same numbers.
+
+Under `-icount shift=4,sleep=off` QEMU's virtual clock is a count of guest
+instructions (16 ns each) plus the idle time it skips to the next timer
+deadline, and every emulated timer runs on it.  What the guest does without
+input is then a function of its instructions alone: the boot, calibrations
+included, prints the same to the last digit (compared whole).
+
+Input does not repeat.  A byte typed at the shell arrives at whatever guest
+instant the host's timing lets it, and meanwhile an idle guest's clock leaps
+from deadline to deadline (seen: 68 guest days in 5 host seconds at the
+prompt in tickless mode).  So the absolute uptime, and jiffies, at which
+the measurement starts differ between runs.  (Input sent during the boot,
+which would fix that, is dropped by uart_enable_rx_irq on purpose.)
+
+What we do about it.  The whole sequence goes in one paste, and the
+measurement starts after the input is done, on an instant the guest
+defines:
+
+  busy 1          1 guest second of spinning (a few tenths of a host
+                  second): the rest of the paste arrives meanwhile and
+                  waits in the console's ring, so no input comes later
+  timeron 0 10    ends when a wheel timer runs: on the jiffy grid
+  sleep 1         ends on a tick in periodic and dyntick mode; timeron's
+                  output (its lateness, which differs) is behind us
+  wakeups reset, latency 2000 1000, sleep 1, idle 10, wakeups
+
+What must then be identical, and is: the number of wakeups in `idle 10`
+and in `wakeups`, per cause.  What still moves a little is time measured
+inside the guest, because the code that measures it runs a number of
+instructions that depends on the absolute values (64-bit division by
+shift-and-subtract in kernel/lib/div64.c, the timer wheel's buckets and
+cascades, which follow jiffies): the latency figures by up to 2 us (about
+120 instructions; max, one sample, more), a histogram bin by a sample or
+two, and in dyntick and periodic mode `idle`'s span and sleep lengths by
+under a tick.  SLACK below allows that much and no more; without -icount
+the same test fails in every mode (the boot's calibrations, the wakeup
+counts and the histogram all differ).
+
+The CMOS clock is given a fixed start date (`-rtc clock=vm,base=...`): with
+the host's date the boot would print a different `rtc:` line.
+"""
+import re
+
+import pytest
+
+from conftest import PROMPT
+from test_drift import RTC_VM
+
+ICOUNT_SHIFT = 4
+LATENCY_COUNT = 2000
+LATENCY = f"latency {LATENCY_COUNT} 1000"
+PASTE = ["busy 1", "timeron 0 10", "sleep 1", "wakeups reset", LATENCY, "sleep 1", "idle 10",
+         "wakeups"]
+
+
+class Slack:
+    """How far two runs' figures may differ in one tick mode."""
+
+    def __init__(self, latency_us=0, latency_max_us=0, bin_pct=0, idle_ms=0):
+        self.latency_us = latency_us            # latency min, avg, p50, p99
+        self.latency_max_us = latency_max_us    # latency max: one sample
+        self.bin_pct = bin_pct                  # a histogram bin's count, % of samples
+        self.idle_ms = idle_ms                  # idle's span, mean and max sleep
+
+
+# Counts of wakeups, per cause, are compared exactly in every mode.
+SLACK = {
+    "tickless": Slack(latency_us=2, latency_max_us=50, bin_pct=1),
+    "dyntick": Slack(latency_us=2, latency_max_us=50, bin_pct=1, idle_ms=4),
+    "periodic": Slack(latency_us=2, latency_max_us=50, bin_pct=1, idle_ms=4),
+}
+IDLE_RE = re.compile(r"idle (?P<span>[\d.]+) s: (?P<wakeups>\d+) wakeups \([\d.]+/s\), "
+                     r"mean sleep (?P<mean>[\d.]+) ms, max sleep (?P<max>[\d.]+) ms")
+
+
+def run(boot, mode, icount=ICOUNT_SHIFT):
+    """{command: output} of one boot, from its first prompt on."""
+    vm = boot(icount=icount, extra=RTC_VM)
+    boot_log = vm.log_text().split("\n", 1)[1]      # less QEMU's command line
+    assert vm.cmd(f"tick {mode}") == ""
+    vm.send("".join(line + "\r" for line in PASTE))
+    outputs = {"boot": boot_log[:boot_log.index(PROMPT)]}
+    for line in PASTE:
+        out = vm.wait_prompt(60).replace("\r\n", "\n")
+        # The echo of the line is printed when the shell reads it; drop it.
+        echo, _, body = out.partition("\n")
+        assert echo.strip() == line, out
+        assert "error:" not in body, f"{line}: {body}"
+        outputs[line] = body
+    return outputs
+
+
+def latency_figures(out):
+    """{'min': us, 'avg': us, ..., bin label: count} from `latency`'s output."""
+    figures = {k: float(v) for k, v in re.findall(r"\b(n|min|avg|p50|p99|max)=(\d+(?:\.\d+)?)", out)}
+    figures.update({label: int(n) for label, n in re.findall(r"^\s*(\S+)\s+us\s+(\d+)", out, re.M)})
+    assert figures.get("n") == LATENCY_COUNT, out
+    return figures
+
+
+def without_spans(out):
+    """`wakeups` less its span and rates, which include the time the shell
+    took to print the latency histogram (whose figures may move)."""
+    out = re.sub(r"in the last [\d.]+ s: (\d+) \([\d.]+/s\)", r"\1", out)
+    return re.sub(r"^(\s+\d+)\s+[\d.]+\t", r"\1\t", out, flags=re.M)
+
+
+def differences(a, b, slack):
+    """What differs between two runs beyond `slack`, as {what: (run a, run b)}."""
+    diff = {}
+
+    def compare(what, x, y, allowed):
+        if abs(x - y) > allowed:
+            diff[what] = (x, y)
+
+    if a["boot"] != b["boot"]:
+        diff["boot"] = (a["boot"], b["boot"])
+    if without_spans(a["wakeups"]) != without_spans(b["wakeups"]):
+        diff["wakeups"] = (a["wakeups"], b["wakeups"])
+    ia, ib = IDLE_RE.search(a["idle 10"]), IDLE_RE.search(b["idle 10"])
+    assert ia and ib, (a["idle 10"], b["idle 10"])
+    compare("idle wakeups", int(ia["wakeups"]), int(ib["wakeups"]), 0)
+    compare("idle span ms", float(ia["span"]) * 1000, float(ib["span"]) * 1000, slack.idle_ms)
+    for key in ("mean", "max"):
+        compare(f"idle {key} sleep ms", float(ia[key]), float(ib[key]), slack.idle_ms)
+    la, lb = latency_figures(a[LATENCY]), latency_figures(b[LATENCY])
+    for key in sorted(set(la) | set(lb)):
+        allowed = (slack.latency_max_us if key == "max" else
+                   slack.latency_us if key in ("min", "avg", "p50", "p99") else
+                   LATENCY_COUNT * slack.bin_pct / 100)
+        compare(f"latency {key}", la.get(key, 0), lb.get(key, 0), allowed)
+    return diff
+
+
+@pytest.mark.parametrize("mode", ["tickless", "dyntick", "periodic"])
+def test_two_boots_measure_the_same(boot, mode):
+    a, b = run(boot, mode), run(boot, mode)
+    assert re.search(r"idle 10\.\d+ s: \d+ wakeups", a["idle 10"]), a
+    diff = differences(a, b, SLACK[mode])
+    assert not diff, "\n".join(f"{what} differs:\n{x}\n---\n{y}" for what, (x, y) in diff.items())
