@@ -282,7 +282,7 @@ bench-timers: $(BUILD)/timer_bench
 # A day of guest time in each tick mode under -icount sleep=off, with timers
 # always armed and stress bursts, checked as it goes (tools/soak.py; about
 # 17 minutes of host time, 13.5 of them the periodic mode's 21.6 million
-# ticks; docs/robustness-soak.md).  Not part of `make test`, which runs a one-hour version
+# ticks; docs/robustness.md).  Not part of `make test`, which runs a one-hour version
 # (tests/system/test_soak.py).  Summary and logs in $(BUILD)/soak/.
 soak: $(BUILD)/lull.elf
 	BUILD=$(BUILD) $(PYTHON) tools/soak.py $(SOAK_ARGS)
