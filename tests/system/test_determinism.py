@@ -11,7 +11,9 @@ instant the host's timing lets it, and meanwhile an idle guest's clock leaps
 from deadline to deadline (seen: 68 guest days in 5 host seconds at the
 prompt in tickless mode).  So the absolute uptime, and jiffies, at which
 the measurement starts differ between runs.  (Input sent during the boot,
-which would fix that, is dropped by uart_enable_rx_irq on purpose.)
+which would fix that, is dropped by uart_enable_rx_irq on purpose; the
+boot option run= does fix it: test_a_run_without_input_is_identical, at
+the end, compares two such runs byte for byte.)
 
 What we do about it.  The whole sequence goes in one paste, and the
 measurement starts after the input is done, on an instant the guest
@@ -139,3 +141,29 @@ def test_two_boots_measure_the_same(boot, mode):
     assert re.search(r"idle 10\.\d+ s: \d+ wakeups", a["idle 10"]), a
     diff = differences(a, b, SLACK[mode])
     assert not diff, "\n".join(f"{what} differs:\n{x}\n---\n{y}" for what, (x, y) in diff.items())
+
+
+# Exact, with no input at all: the boot option run= gives the commands to
+# the first prompt (kernel/shell/shell.c), so every instant of the run is
+# defined by the guest's instructions.  Then the whole serial log, boot,
+# calibrations, wakeup counts, the latency histogram and idle's figures,
+# must be the same in both runs, byte for byte.
+RUN = "run=wakeups,reset;" + LATENCY.replace(" ", ",") + ";sleep,1;idle,10;wakeups"
+
+
+@pytest.mark.parametrize("mode", ["tickless", "dyntick", "periodic"])
+def test_a_run_without_input_is_identical(boot, mode):
+    logs = []
+    for _ in range(2):
+        vm = boot(append=f"tick={mode} {RUN}", icount=ICOUNT_SHIFT, extra=RTC_VM,
+                  wait_prompt=False)
+        vm.expect(r"skips by limit: [^\n]*\n", timeout=60)   # the last command's last line
+        vm.wait_prompt()
+        logs.append(vm.log_text())
+        vm.close()
+    assert re.search(r"latency: n=2000 period=1000us min=\d+ avg=[\d.]+ p50=\d+", logs[0]), logs[0]
+    assert re.search(r"idle 10\.\d+ s: \d+ wakeups", logs[0]), logs[0]
+    if logs[0] != logs[1]:
+        a, b = logs[0].splitlines(), logs[1].splitlines()
+        first = next(i for i, (x, y) in enumerate(zip(a, b)) if x != y)
+        raise AssertionError(f"the runs part at line {first}:\n{a[first]}\n{b[first]}")
