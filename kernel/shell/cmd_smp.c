@@ -22,7 +22,12 @@
 
 #define TIMERON_MAX_MS  60000
 #define STRESS_MAX_S    60
-#define STRESS_TIMERS   32      /* of each kind, shared by every CPU */
+/* The timers, shared by every CPU: thousands of wheel timers, and as many
+ * hrtimers as one CPU's heap holds beside the shell's own (HRTIMER_MAX is
+ * 128 a CPU, and any CPU may end up holding them all). */
+#define STRESS_WHEEL_TIMERS 2048
+#define STRESS_HRTIMERS     96
+_Static_assert(STRESS_HRTIMERS + 16 <= HRTIMER_MAX, "room on one CPU for every stress hrtimer");
 #define STRESS_MAX_MS   20      /* how far ahead a stress timer is armed */
 #define STRESS_DRAIN_MS 500     /* after the last arm, all must have fired by then */
 #define STRESS_DRAIN_STEP_MS 10 /* looked at this often (timers on other CPUs
@@ -162,7 +167,7 @@ struct stress_timer {
 };
 
 static struct {
-	struct stress_timer t[2 * STRESS_TIMERS];
+	struct stress_timer t[STRESS_HRTIMERS + STRESS_WHEEL_TIMERS];  /* hrtimers first */
 	uint64_t end_ns;
 	/* Counted with atomic adds (32-bit: the i386 has no 64-bit atomic
 	 * add without a library; 60 s on 8 CPUs stays far below 2^32).
@@ -274,7 +279,10 @@ static uint32_t next_random(uint32_t *x)
  * random CPU, or cancel it. */
 static void stress_step(uint32_t *rnd)
 {
-	struct stress_timer *s = &stress.t[next_random(rnd) % ARRAY_SIZE(stress.t)];
+	/* Either kind as often, whatever their numbers. */
+	uint32_t pick = next_random(rnd);
+	struct stress_timer *s = pick & 1 ? &stress.t[(pick >> 1) % STRESS_HRTIMERS]
+	                                  : &stress.t[STRESS_HRTIMERS + (pick >> 1) % STRESS_WHEEL_TIMERS];
 	uint32_t r = next_random(rnd);
 	unsigned long f = spin_lock_irqsave(&s->lock);
 	if (s->owed > (stress_queued(s) ? 1u : 0u)) {
@@ -343,7 +351,7 @@ int cmd_stress(int argc, char **argv)
 	for (unsigned i = 0; i < ARRAY_SIZE(stress.t); i++) {
 		struct stress_timer *st = &stress.t[i];
 		st->lock = (spinlock_t)SPINLOCK_INIT;
-		st->hr = i % 2;
+		st->hr = i < STRESS_HRTIMERS;
 		st->owed = 0;
 		st->mixed = false;
 		if (st->hr)
