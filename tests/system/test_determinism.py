@@ -27,9 +27,10 @@ defines:
                   output (its lateness, which differs) is behind us
   wakeups reset, latency 2000 1000, sleep 1, idle 10, wakeups
 
-What must then be identical, and is: the number of wakeups in `idle 10`
-and in `wakeups`; per cause within one (a wakeup on a tick boundary may be
-charged to the tick or to the timer due on it).  What still moves a little is time measured
+What must then agree: the number of wakeups in `idle 10` and in
+`wakeups`, in total and per cause, within one (a wakeup on a tick boundary
+may be charged to the tick or to the timer due on it, or fall on either
+side of the window's end: CI saw both).  What still moves a little is time measured
 inside the guest, because the code that measures it runs a number of
 instructions that depends on the absolute values (64-bit division by
 shift-and-subtract in kernel/lib/div64.c, the timer wheel's buckets and
@@ -118,21 +119,24 @@ def differences(a, b, slack):
 
     if a["boot"] != b["boot"]:
         diff["boot"] = (a["boot"], b["boot"])
-    # The total exactly; each cause within one: a wakeup that falls on a
-    # tick boundary is charged to the tick or to the timer due on it by a
-    # few instructions of phase (seen: tick 1501/1500, hrtimer: sleep 1/2).
-    # Exactly per cause: test_a_run_without_input_is_identical.
+    # Wakeups within one, in total and per cause: a wakeup that falls on a
+    # tick boundary is charged to the tick or to the timer due on it, or
+    # lands on one side of the window's end, by a few instructions of
+    # phase, which typed input decides (seen: tick 1501/1500, hrtimer:
+    # sleep 1/2; in dyntick 2002/2003 in all, `idle 10` 1/2).  Exactly:
+    # test_a_run_without_input_is_identical, which has no input.
     ca, cb = causes(a["wakeups"]), causes(b["wakeups"])
     total = re.compile(r"in the last [\d.]+ s: (\d+)")
-    if (total.search(a["wakeups"]).group(1) != total.search(b["wakeups"]).group(1) or
-            set(ca) != set(cb) or any(abs(ca[k] - cb[k]) > 1 for k in ca)):
+    ta, tb = (int(total.search(x["wakeups"]).group(1)) for x in (a, b))
+    if abs(ta - tb) > 1 or set(ca) != set(cb) or any(abs(ca[k] - cb[k]) > 1 for k in ca):
         diff["wakeups"] = (a["wakeups"], b["wakeups"])
     ia, ib = IDLE_RE.search(a["idle 10"]), IDLE_RE.search(b["idle 10"])
     assert ia and ib, (a["idle 10"], b["idle 10"])
-    compare("idle wakeups", int(ia["wakeups"]), int(ib["wakeups"]), 0)
+    compare("idle wakeups", int(ia["wakeups"]), int(ib["wakeups"]), 1)
     compare("idle span ms", float(ia["span"]) * 1000, float(ib["span"]) * 1000, slack.idle_ms)
-    for key in ("mean", "max"):
-        compare(f"idle {key} sleep ms", float(ia[key]), float(ib[key]), slack.idle_ms)
+    if ia["wakeups"] == ib["wakeups"]:      # one more wakeup halves the mean
+        for key in ("mean", "max"):
+            compare(f"idle {key} sleep ms", float(ia[key]), float(ib[key]), slack.idle_ms)
     la, lb = latency_figures(a[LATENCY]), latency_figures(b[LATENCY])
     for key in sorted(set(la) | set(lb)):
         allowed = (slack.latency_max_us if key == "max" else
