@@ -14,7 +14,8 @@
 static struct {
 	volatile int cpu;               /* -1: none armed */
 	uint64_t late_ns;
-	int stage;                      /* 0 armed, 1 late sleep done, 2 next recorded */
+	int stage;                      /* 0 armed, 1 late sleep done (then disarmed
+	                                   when the next skip is recorded) */
 	struct idle_late_report r;
 } late = { .cpu = -1 };
 

@@ -78,6 +78,21 @@ static inline uint64_t clocksource_cyc2ns(uint64_t cycles, uint32_t mult, uint32
 	return (cycles * mult) >> shift;
 }
 
+/* The same conversions for any count or interval, where mult/shift (exact
+ * only up to max_cycles) would overflow: whole seconds, then the rest.
+ * Slow (64-bit divisions): for the watchdog and fault injection, not the
+ * clock.  cycles -> ns exact to the ns for freq under 18 GHz; ns -> cycles
+ * exact to a cycle per microsecond for any interval under 500 years. */
+static inline uint64_t clocksource_cycles_to_ns(uint64_t cycles, uint64_t freq)
+{
+	return cycles / freq * NSEC_PER_SEC + cycles % freq * NSEC_PER_SEC / freq;
+}
+
+static inline uint64_t clocksource_ns_to_cycles(uint64_t ns, uint64_t freq)
+{
+	return ns / NSEC_PER_SEC * freq + ns % NSEC_PER_SEC / NSEC_PER_USEC * freq / USEC_PER_SEC;
+}
+
 /* Register a driver's counter: derives mult/shift/max_*, adds it to the
  * registry and re-selects the best one (unless the user pinned one with
  * clocksource=NAME and it is usable).  The first counter registered starts

@@ -90,18 +90,12 @@ static void fold_skew(struct fault *f)
 	f->skew_from = raw;
 }
 
-/* ns -> cycles at `freq`, to within a cycle per microsecond. */
-static uint64_t cycles_of(uint64_t ns, uint64_t freq)
-{
-	return ns / NSEC_PER_SEC * freq + ns % NSEC_PER_SEC / NSEC_PER_USEC * freq / USEC_PER_SEC;
-}
-
 int inject_clocksource_step(struct clocksource *cs, int64_t delta_ns)
 {
 	unsigned long flags = spin_lock_irqsave(&fault_lock);
 	struct fault *f = fault_get(cs);
 	if (f) {
-		uint64_t c = cycles_of((uint64_t)(delta_ns < 0 ? -delta_ns : delta_ns), cs->freq_hz);
+		uint64_t c = clocksource_ns_to_cycles((uint64_t)(delta_ns < 0 ? -delta_ns : delta_ns), cs->freq_hz);
 		f->offset += delta_ns < 0 ? -c : c;
 	}
 	spin_unlock_irqrestore(&fault_lock, flags);

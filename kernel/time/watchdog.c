@@ -93,13 +93,6 @@ static bool wider(const struct clocksource *a, const struct clocksource *b)
 	return a->mask / a->freq_hz >= b->mask / b->freq_hz;
 }
 
-/* cycles -> ns at `freq` for any count (cyc2ns is exact only up to
- * max_cycles, and a minute of tickless sleep can be more): whole seconds,
- * then the rest.  freq must be under 18 GHz. */
-static uint64_t cycles_to_ns(uint64_t cycles, uint64_t freq)
-{
-	return cycles / freq * NSEC_PER_SEC + cycles % freq * NSEC_PER_SEC / freq;
-}
 
 /* Can `cs` take part at all: usable, keeps counting through skips, and
  * counts on its own (not the ticks'). */
@@ -137,7 +130,7 @@ static struct clocksource *pick_ref(void)
  * at all, so half its wrap. */
 static uint64_t pair_bound_ns(const struct clocksource *c, const struct clocksource *r)
 {
-	uint64_t half_wrap = cycles_to_ns(r->mask / 2, r->freq_hz);
+	uint64_t half_wrap = clocksource_cycles_to_ns(r->mask / 2, r->freq_hz);
 	return wider(c, r) ? half_wrap / WATCHDOG_ALIAS_PPM * PARTS_PER_MILLION : half_wrap;
 }
 
@@ -249,7 +242,7 @@ static bool read_bracketed(struct clocksource *c, uint64_t *ref, uint64_t *val, 
 		uint64_t v = c->read(c) & c->mask;
 		uint64_t r2 = r->read(r) & r->mask;
 		uint64_t w = (r2 - r1) & r->mask;
-		*width_ns = cycles_to_ns(w, r->freq_hz);
+		*width_ns = clocksource_cycles_to_ns(w, r->freq_hz);
 		if (*width_ns <= WATCHDOG_MAX_READ_NS) {
 			*ref = (r1 + w / 2) & r->mask;
 			*val = v;
@@ -260,19 +253,12 @@ static bool read_bracketed(struct clocksource *c, uint64_t *ref, uint64_t *val, 
 	return false;
 }
 
-/* ns -> cycles at `freq`, exact to a cycle per microsecond, without
- * overflow for any interval under 500 years and any rate under 20 GHz. */
-static uint64_t ns_to_cycles(uint64_t ns, uint64_t freq)
-{
-	uint64_t s = ns / NSEC_PER_SEC, rem_us = ns % NSEC_PER_SEC / NSEC_PER_USEC;
-	return s * freq + rem_us * freq / PARTS_PER_MILLION;
-}
 
 /* Signed cycles -> ns, saturating. */
 static int64_t skew_to_ns(const struct clocksource *c, uint64_t mag, bool negative)
 {
 	uint64_t ns = mag / c->freq_hz >= (uint64_t)INT64_MAX / NSEC_PER_SEC ? (uint64_t)INT64_MAX :
-	              cycles_to_ns(mag, c->freq_hz);
+	              clocksource_cycles_to_ns(mag, c->freq_hz);
 	return negative ? -(int64_t)ns : (int64_t)ns;
 }
 
@@ -320,12 +306,13 @@ static void check_one(struct clocksource *c, struct verdict *v)
 	if (c->wd_valid) {
 		struct clocksource *r = wd.ref;
 		uint64_t r_cyc = (ref - c->wd_ref_last) & r->mask, c_cyc = (val - c->wd_last) & c->mask;
-		uint64_t c_ns = cycles_to_ns(c_cyc, c->freq_hz), r_ns = cycles_to_ns(r_cyc, r->freq_hz);
+		uint64_t c_ns = clocksource_cycles_to_ns(c_cyc, c->freq_hz);
+		uint64_t r_ns = clocksource_cycles_to_ns(r_cyc, r->freq_hz);
 		int64_t skew;           /* positive: c ran fast */
 		if (wider(c, r))
-			skew = -mod_diff_ns(r, r_cyc, ns_to_cycles(c_ns, r->freq_hz) & r->mask);
+			skew = -mod_diff_ns(r, r_cyc, clocksource_ns_to_cycles(c_ns, r->freq_hz) & r->mask);
 		else
-			skew = mod_diff_ns(c, c_cyc, ns_to_cycles(r_ns, c->freq_hz) & c->mask);
+			skew = mod_diff_ns(c, c_cyc, clocksource_ns_to_cycles(r_ns, c->freq_hz) & c->mask);
 		uint64_t interval = MAX(c_ns, r_ns);    /* a stalled c says 0 */
 		uint64_t mag = (uint64_t)(skew < 0 ? -skew : skew);
 		int64_t ppm = ppm_of(skew, interval);
