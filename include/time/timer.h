@@ -31,15 +31,19 @@
 
 #include "../compiler.h"
 #include "../spinlock.h"
+#include "slack.h"
 
 struct timer {
 	struct timer *next;        /* bucket list; pprev == NULL: not pending */
 	struct timer **pprev;
-	uint32_t expires;          /* in jiffies */
+	uint32_t expires;          /* in jiffies: the window's soft end */
+	uint32_t hard;             /* the window's hard end (time.h/slack.h) */
 	void (*function)(struct timer *t);
 	const char *name;          /* shown by `timers` and wakeup accounting */
 	uint16_t bucket;           /* owned by the wheel: which bucket holds it,
 	                              so emptying one clears its occupancy bit */
+	uint8_t class;             /* enum timer_class: how timer_mod sets hard */
+	uint8_t slack_pct;         /* TIMER_CLASS_PERCENT's percentage */
 	struct timer_base *base;   /* the CPU wheel it is (or was last) on */
 };
 
@@ -94,6 +98,16 @@ void timer_add(struct timer *t, uint32_t expires);
  * same run if it has not reached its `now` yet, else the next run.  An
  * expiry 2^31 or more jiffies ahead reads as past (time_after's rule). */
 int timer_mod(struct timer *t, uint32_t expires);
+/* Windows (include/time/slack.h).  timer_mod arms t for the window
+ * [expires, hard], hard from t's class and how far ahead of the wheel's
+ * base `expires` is (whole jiffies, rounded down); timer_mod_range names
+ * both ends (a hard end before the soft one is taken as the soft one).
+ * The timer fires with the first timer_run_expired at or after its soft
+ * end; the idle path wakes for timer_next_expiry, the earliest hard end.
+ * timer_set_class chooses the class for the next arm (pct: the
+ * percentage, for TIMER_CLASS_PERCENT); timer_init sets the default. */
+int timer_mod_range(struct timer *t, uint32_t soft, uint32_t hard);
+void timer_set_class(struct timer *t, enum timer_class c, unsigned pct);
 /* timer_mod on CPU `cpu`'s wheel: t moves there, pending or not (panics if
  * that CPU is not online).  Returns 1 if it was pending before, anywhere.
  * Armed for another CPU, timer_armed_remote(cpu) is called afterwards (the
@@ -114,8 +128,8 @@ static inline bool timer_pending(const struct timer *t) { return t->pprev != NUL
  * `now`. */
 void timer_run_expired(uint32_t now);
 
-/* Earliest pending expiry (exact), false if none; before the base if a
- * timer is already due.  Cost: a scan of the per-level occupancy bitmaps
+/* Earliest pending hard end (exact), false if none; before the base if a
+ * timer is already due.  Waking then serves every pending timer.  Cost: a scan of the per-level occupancy bitmaps
  * plus one cached earliest timer per level (a bucket's list is walked only
  * after its earliest timer was deleted or fired) — never every bucket. */
 bool timer_next_expiry(uint32_t *expires);

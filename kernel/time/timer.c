@@ -133,7 +133,8 @@ static inline unsigned wheel_bucket_for(const struct timer_base *w, uint32_t exp
 }
 
 /* Put t at the head of bucket b, the one wheel_bucket_for(w, t->expires)
- * names (interrupts off). */
+ * names (interrupts off).  The bucket's cached timer is the one with the
+ * earliest hard end. */
 static void bucket_insert(struct timer_base *w, struct timer *t, unsigned b)
 {
 	struct timer *min = w->bucket_min[b];
@@ -142,7 +143,7 @@ static void bucket_insert(struct timer_base *w, struct timer *t, unsigned b)
 		w->bucket_min[b] = t;        /* the only one */
 		bucket_mark(w, b, true);
 	} else {
-		if (min && (int32_t)(t->expires - min->expires) < 0)
+		if (min && (int32_t)(t->hard - min->hard) < 0)
 			w->bucket_min[b] = t;        /* earlier than the known earliest */
 		t->next->pprev = &t->next;
 	}
@@ -162,15 +163,16 @@ static void wheel_place(struct timer_base *w, struct timer *t)
  * list splicing, no neighbours touched; only the bucket's cached earliest
  * timer may change.  The common re-arm of a timeout pushed a little
  * further out (the shell's key timer, on every key) takes this path. */
-static void wheel_rekey(struct timer_base *w, struct timer *t, uint32_t expires)
+static void wheel_rekey(struct timer_base *w, struct timer *t, uint32_t expires, uint32_t hard)
 {
 	struct timer **min = &w->bucket_min[t->bucket];
-	bool later = (int32_t)(expires - t->expires) > 0;
+	bool later = (int32_t)(hard - t->hard) > 0;
 	t->expires = expires;
+	t->hard = hard;
 	if (*min == t) {
 		if (later)
 			*min = NULL;            /* maybe no longer the earliest: unknown until asked */
-	} else if (*min && (int32_t)(expires - (*min)->expires) < 0) {
+	} else if (*min && (int32_t)(hard - (*min)->hard) < 0) {
 		*min = t;
 	}
 }
@@ -383,38 +385,73 @@ void timer_init(struct timer *t, void (*fn)(struct timer *), const char *name)
 	t->next = NULL;
 	t->pprev = NULL;
 	t->expires = 0;
+	t->hard = 0;
+	t->class = TIMER_CLASS_DEFAULT;
+	t->slack_pct = 0;
 	t->function = fn;
 	t->name = name;
 	t->bucket = 0;
 	t->base = this_base();
 }
 
-/* Arm t on w, whose lock is held: was_pending says if t is on w now. */
-static void wheel_arm(struct timer_base *w, struct timer *t, uint32_t expires, int was_pending)
+/* The hard end for a timer armed at `expires` by its class, the slack
+ * counted from how far ahead of the wheel's base that is. */
+static uint32_t class_hard(const struct timer_base *w, const struct timer *t, uint32_t expires)
+{
+	int32_t ahead = (int32_t)(expires - w->base);
+	uint64_t slack = timer_slack((enum timer_class)t->class, t->slack_pct,
+	                             ahead > 0 ? (uint64_t)ahead : 0, tick_hz);
+	return expires + (uint32_t)slack;
+}
+
+/* Arm t on w, whose lock is held, for the window [expires, hard]:
+ * was_pending says if t is on w now. */
+static void wheel_arm(struct timer_base *w, struct timer *t, uint32_t expires, uint32_t hard,
+                      int was_pending)
 {
 	unsigned b = wheel_bucket_for(w, expires);
+	if (time_before(hard, expires))
+		hard = expires;
 	/* (A timer waiting on the running list has TIMER_BUCKET_RUNNING, no b.) */
 	if (was_pending && t->bucket == b) {
-		wheel_rekey(w, t, expires);
+		wheel_rekey(w, t, expires, hard);
 	} else {
 		if (was_pending)
 			wheel_unlink(w, t);
 		t->expires = expires;
+		t->hard = hard;
 		bucket_insert(w, t, b);
 		w->count++;
 	}
 }
 
-int timer_mod(struct timer *t, uint32_t expires)
+void timer_set_class(struct timer *t, enum timer_class c, unsigned pct)
+{
+	t->class = (uint8_t)c;
+	t->slack_pct = (uint8_t)(pct > SLACK_PERCENT_MAX ? SLACK_PERCENT_MAX : pct);
+}
+
+/* timer_mod and timer_mod_range: hard_given false takes the class's. */
+static int timer_mod_window(struct timer *t, uint32_t expires, uint32_t hard, bool hard_given)
 {
 	if (t->function == NULL)
 		panic("timer_mod: %s has no function", t->name ? t->name : "?");
 	unsigned long flags;
 	struct timer_base *w = lock_timer_base(t, &flags);
 	int was_pending = timer_pending(t);
-	wheel_arm(w, t, expires, was_pending);
+	wheel_arm(w, t, expires, hard_given ? hard : class_hard(w, t, expires), was_pending);
 	spin_unlock_irqrestore(&w->lock, flags);
 	return was_pending;
+}
+
+int timer_mod(struct timer *t, uint32_t expires)
+{
+	return timer_mod_window(t, expires, 0, false);
+}
+
+int timer_mod_range(struct timer *t, uint32_t soft, uint32_t hard)
+{
+	return timer_mod_window(t, soft, hard, true);
 }
 
 int timer_mod_on(struct timer *t, uint32_t expires, unsigned cpu)
@@ -437,9 +474,9 @@ int timer_mod_on(struct timer *t, uint32_t expires, unsigned cpu)
 		if (was_pending)
 			wheel_unlink(from, t);
 		t->base = to;
-		wheel_arm(to, t, expires, 0);
+		wheel_arm(to, t, expires, class_hard(to, t, expires), 0);
 	} else {
-		wheel_arm(to, t, expires, was_pending);
+		wheel_arm(to, t, expires, class_hard(to, t, expires), was_pending);
 	}
 	spin_unlock_two(&from->lock, &to->lock);
 	arch_irq_restore(flags);
@@ -461,7 +498,7 @@ void timer_add(struct timer *t, uint32_t expires)
 		panic("timer_add: %s is already pending (timer_mod re-arms)",
 		      t->name ? t->name : "?");
 	}
-	wheel_arm(w, t, expires, 0);
+	wheel_arm(w, t, expires, class_hard(w, t, expires), 0);
 	spin_unlock_irqrestore(&w->lock, flags);
 }
 
@@ -541,34 +578,62 @@ void timer_run_expired(uint32_t now)
 	spin_unlock_irqrestore(&w->lock, flags);
 }
 
-/* The earlier of `best` and the earliest timer on list t, comparing signed
- * distances from the base (an already-due timer is behind it). */
+/* Whether a's hard end is before b's (b may be NULL), as signed
+ * distances from the base: an overdue timer is behind it. */
+static bool hard_before(const struct timer_base *w, const struct timer *a, const struct timer *b)
+{
+	return !b || (int32_t)(a->hard - w->base) < (int32_t)(b->hard - w->base);
+}
+
+/* The earlier (by hard end) of `best` and every timer on list t. */
 static struct timer *list_min(const struct timer_base *w, struct timer *t, struct timer *best)
 {
 	for (; t; t = t->next)
-		if (!best || (int32_t)(t->expires - w->base) < (int32_t)(best->expires - w->base))
+		if (hard_before(w, t, best))
 			best = t;
 	return best;
 }
 
-/* The pending timer with the earliest expiry, or NULL.  Why these buckets
- * suffice is proved in the header comment.  Interrupts off. */
+/* The pending timer with the earliest hard end, or NULL: the latest jiffy
+ * to wake at that still serves every pending timer.  Interrupts off.
+ *
+ * Buckets are filed by soft end (expires), and hard >= soft.  So walk each
+ * level's buckets in time order (the header comment proves the order) and
+ * stop at the first whose block starts after the best hard end found so
+ * far: every timer from there on has its soft end, so its hard end, later.
+ * With exact timers that is each level's first bucket, as before windows;
+ * with wide windows, as many buckets as lie inside the earliest window.
+ * Each bucket gives its cached earliest-hard timer; a list is walked only
+ * when that cache was invalidated. */
 static struct timer *wheel_earliest(struct timer_base *w)
 {
-	struct timer *best = NULL;
-	for (unsigned level = 0; level < WHEEL_LEVELS; level++) {
-		unsigned b;
-		uint32_t start;
-		if (!level_first(w, level, &b, &start))
-			continue;
-		if (!w->bucket_min[b])
-			w->bucket_min[b] = list_min(w, w->bucket[b], NULL);
-		struct timer *m = w->bucket_min[b];
-		if (!best || (int32_t)(m->expires - w->base) < (int32_t)(best->expires - w->base))
-			best = m;
-	}
 	/* Asked from a callback: the timers still waiting to run count too. */
-	return list_min(w, w->running, best);
+	struct timer *best = list_min(w, w->running, NULL);
+	for (unsigned level = 0; level < WHEEL_LEVELS; level++) {
+		const struct wheel_level *lv = &wheel_levels[level];
+		uint32_t width = 1u << lv->shift;
+		unsigned current = (w->base >> lv->shift) & (lv->size - 1);
+		unsigned k0 = (w->base & (width - 1)) == 0 ? 0 : 1;
+		uint32_t block0 = w->base & ~(width - 1);
+		for (unsigned k = k0; k < k0 + lv->size; k++) {
+			int d = level_scan(w, lv, (current + k) & (lv->size - 1));
+			if (d < 0 || k + (unsigned)d >= k0 + lv->size)
+				break;          /* empty, or gone round */
+			k += (unsigned)d;
+			uint32_t start = block0 + (uint32_t)k * width;
+			/* (The base's own bucket also holds the overdue timers,
+			 * armed for the past: it is always looked at.) */
+			if (best && !(level == 0 && k == 0) &&
+			    (int32_t)(start - w->base) > (int32_t)(best->hard - w->base))
+				break;          /* every timer from here is later */
+			unsigned b = lv->first + ((current + k) & (lv->size - 1));
+			if (!w->bucket_min[b])
+				w->bucket_min[b] = list_min(w, w->bucket[b], NULL);
+			if (hard_before(w, w->bucket_min[b], best))
+				best = w->bucket_min[b];
+		}
+	}
+	return best;
 }
 
 bool timer_next_expiry_on(unsigned cpu, uint32_t *expires, const char **name)
@@ -577,7 +642,7 @@ bool timer_next_expiry_on(unsigned cpu, uint32_t *expires, const char **name)
 	unsigned long flags = spin_lock_irqsave(&w->lock);
 	struct timer *t = wheel_earliest(w);
 	if (t) {
-		*expires = t->expires;
+		*expires = t->hard;
 		if (name)
 			*name = t->name;
 	}
@@ -662,6 +727,7 @@ static void wheel_remap(struct timer_base *w, uint32_t new_now,
 		struct timer *t = all;
 		all = t->next;
 		t->expires = map(t->expires, ctx);
+		t->hard = map(t->hard, ctx);
 		wheel_place(w, t);
 	}
 	w->count = count;

@@ -1,0 +1,51 @@
+/* kernel/time/slack.c — a timer's window from its class (include/time/slack.h). */
+#include "time/slack.h"
+
+unsigned timer_slack_percent;
+unsigned timer_slack_boot_percent;
+
+/* units_per_s * ms / 1000, without overflow for any units this core uses
+ * (1e9 * 1000 fits 64 bits easily). */
+static uint64_t cap_units(unsigned ms, uint64_t units_per_s)
+{
+	return units_per_s * ms / 1000;
+}
+
+static uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
+
+uint64_t timer_slack(enum timer_class c, unsigned pct, uint64_t delta, uint64_t units_per_s)
+{
+	switch (c) {
+	case TIMER_CLASS_DEFAULT:
+		return timer_slack(TIMER_CLASS_PERCENT, timer_slack_percent, delta, units_per_s);
+	case TIMER_CLASS_NORMAL:
+		return min_u64(delta / 8, cap_units(SLACK_NORMAL_CAP_MS, units_per_s));
+	case TIMER_CLASS_BACKGROUND:
+		return min_u64(delta / 2, cap_units(SLACK_BACKGROUND_CAP_MS, units_per_s));
+	case TIMER_CLASS_DEFERRABLE:
+		return min_u64(delta, cap_units(SLACK_DEFERRABLE_CAP_MS, units_per_s));
+	case TIMER_CLASS_PERCENT:
+		if (pct > SLACK_PERCENT_MAX)
+			pct = SLACK_PERCENT_MAX;
+		if (delta > UINT64_MAX / SLACK_PERCENT_MAX)
+			return delta / 100 * pct;       /* centuries of ns: no overflow */
+		return delta * pct / 100;
+	case TIMER_CLASS_EXACT:
+	case TIMER_CLASS_COUNT:
+		break;
+	}
+	return 0;
+}
+
+const char *timer_class_name(enum timer_class c)
+{
+	static const char *const names[TIMER_CLASS_COUNT] = {
+		[TIMER_CLASS_DEFAULT] = "default",
+		[TIMER_CLASS_EXACT] = "exact",
+		[TIMER_CLASS_NORMAL] = "normal",
+		[TIMER_CLASS_BACKGROUND] = "background",
+		[TIMER_CLASS_DEFERRABLE] = "deferrable",
+		[TIMER_CLASS_PERCENT] = "percent",
+	};
+	return (unsigned)c < TIMER_CLASS_COUNT ? names[c] : "?";
+}
