@@ -31,17 +31,22 @@
 
 #include "../compiler.h"
 #include "../spinlock.h"
+#include "slack.h"
 
 #define HRTIMER_MAX 128
 
 enum hrtimer_restart { HRTIMER_NORESTART, HRTIMER_RESTART };
 
 struct hrtimer {
-	uint64_t expires_ns;       /* absolute, ktime_get_ns() clock */
+	uint64_t expires_ns;       /* absolute, ktime_get_ns() clock: the soft end */
+	uint64_t hard_ns;          /* the window's hard end (slack.h) */
 	enum hrtimer_restart (*function)(struct hrtimer *t);
 	const char *name;
-	int heap_index;            /* -1: not queued */
+	int heap_index;            /* in the soft-end heap; -1: not queued */
+	int hard_index;            /* in the hard-end heap */
 	struct hrtimer_base *base; /* the CPU heap it is (or was last) on */
+	uint8_t class;             /* enum timer_class: how hrtimer_start sets hard_ns */
+	uint8_t slack_pct;         /* TIMER_CLASS_PERCENT's percentage */
 };
 
 /* The callbacks running on one CPU (kernel/time/hrtimer.c). */
@@ -56,8 +61,9 @@ struct hrtimer_run_frame {
 struct hrtimer_base {
 	spinlock_t lock;
 	unsigned cpu;                   /* whose heap */
-	struct hrtimer *heap[HRTIMER_MAX];
-	unsigned size;
+	struct hrtimer *heap[HRTIMER_MAX];       /* by soft end: who runs */
+	struct hrtimer *hard_heap[HRTIMER_MAX];  /* by hard end: when to wake */
+	unsigned size;                           /* in each */
 	struct hrtimer_run_frame *runs; /* innermost first */
 };
 
@@ -70,6 +76,20 @@ void hrtimer_init(struct hrtimer *t, enum hrtimer_restart (*fn)(struct hrtimer *
  * old deadline is gone, as Linux 2.6's hrtimer_start said), 0 if not,
  * -ENOSPC if the heap is full (t stays as it was). */
 int hrtimer_start(struct hrtimer *t, uint64_t expires_ns);
+/* Windows (include/time/slack.h).  hrtimer_start queues t for the window
+ * [expires_ns, hard_ns], hard_ns from t's class and how far ahead of
+ * hrtimer_clock_ns() expires_ns is; hrtimer_start_range_ns gives the slack
+ * (Linux's name and meaning: hard = soft + slack_ns).  A timer runs with the
+ * first hrtimer_run_expired at or after its soft end; hrtimer_next_expiry
+ * is the earliest hard end.  hrtimer_set_class chooses the class for the
+ * next start (pct for TIMER_CLASS_PERCENT); hrtimer_init sets the default.
+ * A restarted periodic timer (hrtimer_forward) keeps its window's width. */
+int hrtimer_start_range_ns(struct hrtimer *t, uint64_t expires_ns, uint64_t slack_ns);
+void hrtimer_set_class(struct hrtimer *t, enum timer_class c, unsigned pct);
+/* The clock class slack counts from (the tick sets ktime_get_ns; NULL:
+ * every timer counts as due now, so a class gives no slack). */
+extern uint64_t (*hrtimer_clock_ns)(void);
+
 /* Dequeue.  Returns 1 if it was queued. */
 int hrtimer_cancel(struct hrtimer *t);
 static inline bool hrtimer_is_queued(const struct hrtimer *t) { return t->heap_index >= 0; }
@@ -80,7 +100,8 @@ static inline bool hrtimer_is_queued(const struct hrtimer *t) { return t->heap_i
  * periods.  t must not be queued, and interval_ns not 0 (panics). */
 uint64_t hrtimer_forward(struct hrtimer *t, uint64_t now_ns, uint64_t interval_ns);
 
-/* Earliest deadline; false if none queued. */
+/* Earliest hard end; false if none queued.  Waking then serves every
+ * queued timer. */
 bool hrtimer_next_expiry(uint64_t *expires_ns);
 /* The name of that earliest timer (of one of them, on a tie), NULL if none
  * is queued: for wakeup accounting. */

@@ -59,4 +59,14 @@ uint64_t timer_slack(enum timer_class c, unsigned pct, uint64_t delta, uint64_t 
 /* "exact", "normal", ... ; "?" for a bad value. */
 const char *timer_class_name(enum timer_class c);
 
+/* Parse a class word: exact, normal, background, deferrable, default, or
+ * a percentage 0..100 (TIMER_CLASS_PERCENT, *pct set).  0 or -EINVAL. */
+int timer_class_parse(const char *s, enum timer_class *c, unsigned *pct);
+
+/* Piggybacking: an interrupt that wakes a CPU from a skip runs every timer
+ * whose soft end has passed, before the device is programmed again.  On by
+ * default; `piggyback=off` (boot) or the `slack` command turn it off, for
+ * comparison: then only the tick device's own interrupts run timers. */
+extern bool timer_piggyback;
+
 #endif

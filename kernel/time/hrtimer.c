@@ -1,11 +1,18 @@
-/* kernel/time/hrtimer.c — nanosecond timers in a binary min-heap.
+/* kernel/time/hrtimer.c — nanosecond timers in two binary min-heaps.
  *
- * The heap is an array where the element at index i has its children at
- * 2i+1 and 2i+2, and no child has an earlier deadline than its parent; so
- * the earliest timer is always heap[0].  Adding or removing moves one timer
+ * A heap is an array where the element at index i has its children at
+ * 2i+1 and 2i+2, and no child has an earlier key than its parent; so the
+ * earliest timer is always at index 0.  Adding or removing moves one timer
  * up or down one path: at most log2(HRTIMER_MAX) = 7 steps.  Every timer
- * remembers its own index (heap_index), so cancelling one from the middle
- * needs no search.
+ * remembers its own index, so cancelling one from the middle needs no
+ * search.
+ *
+ * Every timer has a window [expires_ns, hard_ns] (include/time/slack.h), so
+ * there are two heaps over the same timers: by soft end, the order they
+ * run in (every timer whose soft end has passed runs, whatever woke the
+ * CPU), and by hard end, the instant the device must fire for (the latest
+ * wakeup that still serves every timer).  With exact timers the two are
+ * the same order.
  *
  * Cost: start, cancel O(log n); next expiry O(1); each expiry O(log n).
  *
@@ -26,69 +33,94 @@
 
 void (*hrtimer_first_changed)(uint64_t expires_ns);
 
-/* Put t at index i (keeping its heap_index true). */
-static void heap_set(struct hrtimer_base *b, unsigned i, struct hrtimer *t)
+/* The two heaps (include/time/hrtimer.h): by soft end (expires_ns), the
+ * order timers run in, and by hard end (hard_ns), the deadline the device
+ * is programmed for.  Every queued timer is in both, at heap_index and
+ * hard_index; the code below is written once for either. */
+enum heap_kind { HEAP_SOFT, HEAP_HARD };
+
+static struct hrtimer **heap_slots(struct hrtimer_base *b, enum heap_kind h)
 {
-	b->heap[i] = t;
-	t->heap_index = (int)i;
+	return h == HEAP_HARD ? b->hard_heap : b->heap;
 }
 
-/* Move the timer at i towards the root while its parent expires later. */
-static void heap_sift_up(struct hrtimer_base *b, unsigned i)
+static uint64_t heap_key(const struct hrtimer *t, enum heap_kind h)
 {
-	struct hrtimer *t = b->heap[i];
+	return h == HEAP_HARD ? t->hard_ns : t->expires_ns;
+}
+
+/* Put t at index i of heap h (keeping its index there true). */
+static void heap_set(struct hrtimer_base *b, enum heap_kind h, unsigned i, struct hrtimer *t)
+{
+	heap_slots(b, h)[i] = t;
+	if (h == HEAP_HARD)
+		t->hard_index = (int)i;
+	else
+		t->heap_index = (int)i;
+}
+
+/* Move the timer at i towards the root while its parent's key is later. */
+static void heap_sift_up(struct hrtimer_base *b, enum heap_kind h, unsigned i)
+{
+	struct hrtimer **slot = heap_slots(b, h);
+	struct hrtimer *t = slot[i];
 	while (i > 0) {
 		unsigned parent = (i - 1) / 2;
-		if (b->heap[parent]->expires_ns <= t->expires_ns)
+		if (heap_key(slot[parent], h) <= heap_key(t, h))
 			break;
-		heap_set(b, i, b->heap[parent]);
+		heap_set(b, h, i, slot[parent]);
 		i = parent;
 	}
-	heap_set(b, i, t);
+	heap_set(b, h, i, t);
 }
 
-/* Move the timer at i towards the leaves while a child expires earlier. */
-static void heap_sift_down(struct hrtimer_base *b, unsigned i)
+/* Move the timer at i towards the leaves while a child's key is earlier. */
+static void heap_sift_down(struct hrtimer_base *b, enum heap_kind h, unsigned i)
 {
-	struct hrtimer *t = b->heap[i];
+	struct hrtimer **slot = heap_slots(b, h);
+	struct hrtimer *t = slot[i];
 	for (;;) {
 		unsigned child = 2 * i + 1;
 		if (child >= b->size)
 			break;
-		if (child + 1 < b->size &&
-		    b->heap[child + 1]->expires_ns < b->heap[child]->expires_ns)
+		if (child + 1 < b->size && heap_key(slot[child + 1], h) < heap_key(slot[child], h))
 			child++;
-		if (t->expires_ns <= b->heap[child]->expires_ns)
+		if (heap_key(t, h) <= heap_key(slot[child], h))
 			break;
-		heap_set(b, i, b->heap[child]);
+		heap_set(b, h, i, slot[child]);
 		i = child;
 	}
-	heap_set(b, i, t);
+	heap_set(b, h, i, t);
 }
 
-/* Restore the order after the timer at i changed its deadline (or a
+/* Restore heap h's order after the timer at i changed its key (or a
  * different timer moved into slot i): it moves up if it is now earlier than
  * its parent, else down if later than a child. */
-static void heap_fix(struct hrtimer_base *b, unsigned i)
+static void heap_fix(struct hrtimer_base *b, enum heap_kind h, unsigned i)
 {
-	if (i > 0 && b->heap[(i - 1) / 2]->expires_ns > b->heap[i]->expires_ns)
-		heap_sift_up(b, i);
+	struct hrtimer **slot = heap_slots(b, h);
+	if (i > 0 && heap_key(slot[(i - 1) / 2], h) > heap_key(slot[i], h))
+		heap_sift_up(b, h, i);
 	else
-		heap_sift_down(b, i);
+		heap_sift_down(b, h, i);
 }
 
-/* Take the timer at i out: the last timer fills the hole and moves to its
- * place.  Interrupts are off. */
-static void heap_remove(struct hrtimer_base *b, unsigned i)
+/* Take t out of both heaps: in each, the last timer fills the hole and
+ * moves to its place.  Interrupts are off. */
+static void heap_remove(struct hrtimer_base *b, struct hrtimer *t)
 {
-	struct hrtimer *t = b->heap[i];
+	unsigned at[2] = { (unsigned)t->heap_index, (unsigned)t->hard_index };
 	b->size--;
-	if (i != b->size) {
-		heap_set(b, i, b->heap[b->size]);
-		heap_fix(b, i);
+	for (enum heap_kind h = HEAP_SOFT; h <= HEAP_HARD; h++) {
+		struct hrtimer **slot = heap_slots(b, h);
+		if (at[h] != b->size) {
+			heap_set(b, h, at[h], slot[b->size]);
+			heap_fix(b, h, at[h]);
+		}
+		slot[b->size] = NULL;
 	}
-	b->heap[b->size] = NULL;
 	t->heap_index = -1;
+	t->hard_index = -1;
 }
 
 /* Whether t is in the heap, judged by the heap's own memory: t may be
@@ -149,51 +181,86 @@ void hrtimer_init(struct hrtimer *t, enum hrtimer_restart (*fn)(struct hrtimer *
 			      name ? name : "?");
 	}
 	t->expires_ns = 0;
+	t->hard_ns = 0;
 	t->function = fn;
 	t->name = name;
 	t->heap_index = -1;
+	t->hard_index = -1;
+	t->class = TIMER_CLASS_DEFAULT;
+	t->slack_pct = 0;
 	t->base = this_base();
 }
 
-/* Queue t, or move it if queued.  b's lock is held. */
-static int hrtimer_enqueue(struct hrtimer_base *b, struct hrtimer *t, uint64_t expires_ns)
+/* Queue t for the window [expires_ns, hard_ns], or move it if queued.
+ * b's lock is held. */
+static int hrtimer_enqueue(struct hrtimer_base *b, struct hrtimer *t, uint64_t expires_ns,
+                           uint64_t hard_ns)
 {
-	if (t->heap_index >= 0) {
-		t->expires_ns = expires_ns;
-		heap_fix(b, (unsigned)t->heap_index);
-		return 0;
-	}
-	if (b->size == HRTIMER_MAX)
+	if (t->heap_index < 0 && b->size == HRTIMER_MAX)
 		return -ENOSPC;
 	t->expires_ns = expires_ns;
-	heap_set(b, b->size++, t);
-	heap_sift_up(b, (unsigned)t->heap_index);
+	t->hard_ns = hard_ns < expires_ns ? expires_ns : hard_ns;
+	if (t->heap_index >= 0) {
+		heap_fix(b, HEAP_SOFT, (unsigned)t->heap_index);
+		heap_fix(b, HEAP_HARD, (unsigned)t->hard_index);
+		return 0;
+	}
+	unsigned last = b->size++;
+	for (enum heap_kind h = HEAP_SOFT; h <= HEAP_HARD; h++) {
+		heap_set(b, h, last, t);
+		heap_sift_up(b, h, last);
+	}
 	return 0;
 }
 
+/* The earliest hard end on b: what its CPU's device must fire for. */
+static uint64_t first_hard(const struct hrtimer_base *b)
+{
+	return b->hard_heap[0]->hard_ns;
+}
+
 /* Queue t on `to` (both heaps locked, t on `from`); whether `to`'s earliest
- * deadline became earlier. */
+ * hard end became earlier. */
 static int hrtimer_move(struct hrtimer_base *from, struct hrtimer_base *to,
-                        struct hrtimer *t, uint64_t expires_ns, bool *sooner)
+                        struct hrtimer *t, uint64_t expires_ns, uint64_t hard_ns, bool *sooner)
 {
 	bool had_first = to->size > 0;
-	uint64_t old_first = had_first ? to->heap[0]->expires_ns : 0;
+	uint64_t old_first = had_first ? first_hard(to) : 0;
 	int ret = 0;
 	*sooner = false;
 	if (from != to) {
 		if (to->size == HRTIMER_MAX)
 			return -ENOSPC;         /* t stays where it was */
 		if (t->heap_index >= 0)
-			heap_remove(from, (unsigned)t->heap_index);
+			heap_remove(from, t);
 		t->base = to;
 	}
-	ret = hrtimer_enqueue(to, t, expires_ns);
-	*sooner = ret == 0 && (!had_first || to->heap[0]->expires_ns < old_first);
+	ret = hrtimer_enqueue(to, t, expires_ns, hard_ns);
+	*sooner = ret == 0 && (!had_first || first_hard(to) < old_first);
 	return ret;
+}
+
+uint64_t (*hrtimer_clock_ns)(void);
+
+/* The hard end for t armed at expires_ns by its class: the slack counted
+ * from how far ahead of now that is (with no clock hooked up: none). */
+static uint64_t class_hard_ns(const struct hrtimer *t, uint64_t expires_ns)
+{
+	uint64_t now = hrtimer_clock_ns ? hrtimer_clock_ns() : expires_ns;
+	uint64_t ahead = expires_ns > now ? expires_ns - now : 0;
+	uint64_t slack = timer_slack((enum timer_class)t->class, t->slack_pct, ahead, NSEC_PER_SEC);
+	return expires_ns + slack < expires_ns ? UINT64_MAX : expires_ns + slack;
+}
+
+void hrtimer_set_class(struct hrtimer *t, enum timer_class c, unsigned pct)
+{
+	t->class = (uint8_t)c;
+	t->slack_pct = (uint8_t)(pct > SLACK_PERCENT_MAX ? SLACK_PERCENT_MAX : pct);
 }
 
 int hrtimer_start_on(struct hrtimer *t, uint64_t expires_ns, unsigned cpu)
 {
+	uint64_t hard_ns = class_hard_ns(t, expires_ns);
 	if (t->function == NULL)
 		panic("hrtimer_start: %s has no function", t->name ? t->name : "?");
 	if (cpu >= arch_nr_cpus())
@@ -209,13 +276,13 @@ int hrtimer_start_on(struct hrtimer *t, uint64_t expires_ns, unsigned cpu)
 		spin_unlock_two(&from->lock, &to->lock);
 	}
 	bool sooner, was = t->heap_index >= 0;
-	int ret = hrtimer_move(from, to, t, expires_ns, &sooner);
+	int ret = hrtimer_move(from, to, t, expires_ns, hard_ns, &sooner);
 	if (ret == 0)
 		ret = was;
 	/* Tell the tick layer only when the device must fire sooner than it
 	 * was told; a later first deadline costs one early, empty interrupt. */
 	bool here = cpu == arch_this_cpu_id();
-	uint64_t first = sooner ? to->heap[0]->expires_ns : 0;
+	uint64_t first = sooner ? first_hard(to) : 0;
 	spin_unlock_two(&from->lock, &to->lock);
 	/* The hook runs with interrupts still off but no lock held: it may
 	 * look at the heap again. */
@@ -227,18 +294,17 @@ int hrtimer_start_on(struct hrtimer *t, uint64_t expires_ns, unsigned cpu)
 	return ret;
 }
 
-int hrtimer_start(struct hrtimer *t, uint64_t expires_ns)
+/* hrtimer_start and hrtimer_start_range_ns. */
+static int hrtimer_start_window(struct hrtimer *t, uint64_t expires_ns, uint64_t hard_ns)
 {
-	if (t->function == NULL)
-		panic("hrtimer_start: %s has no function", t->name ? t->name : "?");
 	unsigned long flags;
 	struct hrtimer_base *b = lock_hrtimer_base(t, &flags);
 	bool sooner, was = t->heap_index >= 0;
-	int ret = hrtimer_move(b, b, t, expires_ns, &sooner);
+	int ret = hrtimer_move(b, b, t, expires_ns, hard_ns, &sooner);
 	if (ret == 0)
 		ret = was;
 	bool here = b->cpu == arch_this_cpu_id();
-	uint64_t first = sooner ? b->heap[0]->expires_ns : 0;
+	uint64_t first = sooner ? first_hard(b) : 0;
 	spin_unlock(&b->lock);
 	if (sooner && here && hrtimer_first_changed)
 		hrtimer_first_changed(first);
@@ -246,6 +312,21 @@ int hrtimer_start(struct hrtimer *t, uint64_t expires_ns)
 	if (sooner && !here && hrtimer_armed_remote)
 		hrtimer_armed_remote(b->cpu);
 	return ret;
+}
+
+int hrtimer_start(struct hrtimer *t, uint64_t expires_ns)
+{
+	if (t->function == NULL)
+		panic("hrtimer_start: %s has no function", t->name ? t->name : "?");
+	return hrtimer_start_window(t, expires_ns, class_hard_ns(t, expires_ns));
+}
+
+int hrtimer_start_range_ns(struct hrtimer *t, uint64_t expires_ns, uint64_t slack_ns)
+{
+	if (t->function == NULL)
+		panic("hrtimer_start: %s has no function", t->name ? t->name : "?");
+	uint64_t hard = expires_ns + slack_ns;
+	return hrtimer_start_window(t, expires_ns, hard < expires_ns ? UINT64_MAX : hard);
 }
 
 int hrtimer_cancel(struct hrtimer *t)
@@ -256,7 +337,7 @@ int hrtimer_cancel(struct hrtimer *t)
 	struct hrtimer_base *b = lock_hrtimer_base(t, &flags);
 	int was_queued = t->heap_index >= 0;
 	if (was_queued)
-		heap_remove(b, (unsigned)t->heap_index);
+		heap_remove(b, t);
 	spin_unlock_irqrestore(&b->lock, flags);
 	return was_queued;
 }
@@ -272,7 +353,9 @@ uint64_t hrtimer_forward(struct hrtimer *t, uint64_t now_ns, uint64_t interval_n
 	if (t->expires_ns > now_ns)
 		return 0;
 	uint64_t n = (now_ns - t->expires_ns) / interval_ns + 1;
+	uint64_t slack = t->hard_ns > t->expires_ns ? t->hard_ns - t->expires_ns : 0;
 	t->expires_ns += n * interval_ns;
+	t->hard_ns = t->expires_ns + slack;     /* the window keeps its width */
 	return n;
 }
 
@@ -282,9 +365,9 @@ bool hrtimer_next_expiry_on(unsigned cpu, uint64_t *expires_ns, const char **nam
 	unsigned long flags = spin_lock_irqsave(&b->lock);
 	bool any = b->size > 0;
 	if (any) {
-		*expires_ns = b->heap[0]->expires_ns;
+		*expires_ns = first_hard(b);
 		if (name)
-			*name = b->heap[0]->name;
+			*name = b->hard_heap[0]->name;
 	}
 	spin_unlock_irqrestore(&b->lock, flags);
 	return any;
@@ -309,7 +392,7 @@ unsigned hrtimer_run_expired(uint64_t now_ns)
 	b->runs = &frame;
 	while (b->size > 0 && b->heap[0]->expires_ns <= now_ns) {
 		struct hrtimer *t = b->heap[0];
-		heap_remove(b, 0);
+		heap_remove(b, t);
 		frame.firing = t;
 		spin_unlock_irqrestore(&b->lock, flags);
 		enum hrtimer_restart restart = t->function(t);
@@ -323,7 +406,8 @@ unsigned hrtimer_run_expired(uint64_t now_ns)
 			 * this loop, forever: the callback forgot to forward. */
 			const char *why = t->expires_ns <= now_ns ?
 			        "restarted without moving its deadline" :
-			        hrtimer_enqueue(b, t, t->expires_ns) != 0 ? "no room to restart" : NULL;
+			        hrtimer_enqueue(b, t, t->expires_ns, t->hard_ns) != 0 ?
+			        "no room to restart" : NULL;
 			if (why) {
 				b->runs = frame.outer;
 				spin_unlock(&b->lock);  /* (a test catches the panic) */
@@ -376,8 +460,10 @@ void hrtimer_bases_init(void)
 	for (unsigned cpu = 0; cpu < arch_nr_cpus(); cpu++) {
 		struct hrtimer_base *b = arch_hrtimer_base(cpu);
 		unsigned long flags = spin_lock_irqsave(&b->lock);
-		for (unsigned i = 0; i < b->size; i++)
+		for (unsigned i = 0; i < b->size; i++) {
 			b->heap[i]->heap_index = -1;
+			b->heap[i]->hard_index = -1;
+		}
 		b->size = 0;
 		b->runs = NULL;
 		b->cpu = cpu;
@@ -391,5 +477,6 @@ void hrtimer_reset_for_test(void)
 	hrtimer_bases_init();
 	hrtimer_first_changed = NULL;
 	hrtimer_armed_remote = NULL;
+	hrtimer_clock_ns = NULL;
 }
 #endif

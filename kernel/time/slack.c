@@ -1,8 +1,12 @@
 /* kernel/time/slack.c — a timer's window from its class (include/time/slack.h). */
 #include "time/slack.h"
+#include "cmdline.h"
+#include "errno.h"
+#include "kstring.h"
 
 unsigned timer_slack_percent;
 unsigned timer_slack_boot_percent;
+bool timer_piggyback = true;
 
 /* units_per_s * ms / 1000, without overflow for any units this core uses
  * (1e9 * 1000 fits 64 bits easily). */
@@ -49,3 +53,51 @@ const char *timer_class_name(enum timer_class c)
 	};
 	return (unsigned)c < TIMER_CLASS_COUNT ? names[c] : "?";
 }
+
+int timer_class_parse(const char *s, enum timer_class *c, unsigned *pct)
+{
+	*pct = 0;
+	for (enum timer_class k = TIMER_CLASS_DEFAULT; k < TIMER_CLASS_PERCENT; k++)
+		if (strcmp(s, timer_class_name(k)) == 0) {
+			*c = k;
+			return 0;
+		}
+	unsigned v = 0;
+	if (!*s)
+		return -EINVAL;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return -EINVAL;
+		v = v * 10 + (unsigned)(*s - '0');
+		if (v > SLACK_PERCENT_MAX)
+			return -EINVAL;
+	}
+	*c = TIMER_CLASS_PERCENT;
+	*pct = v;
+	return 0;
+}
+
+/* slack=exact|PERCENT: the global default from boot on. */
+static int slack_option(const char *value)
+{
+	enum timer_class c;
+	unsigned pct;
+	if (!value || timer_class_parse(value, &c, &pct) != 0 ||
+	    (c != TIMER_CLASS_EXACT && c != TIMER_CLASS_PERCENT))
+		return -EINVAL;
+	timer_slack_percent = timer_slack_boot_percent = pct;
+	return 0;
+}
+BOOT_OPTION("slack", slack_option, "default timer slack: exact or PERCENT (0..100) of how far ahead a timer is armed");
+
+static int piggyback_option(const char *value)
+{
+	if (value && strcmp(value, "on") == 0)
+		timer_piggyback = true;
+	else if (value && strcmp(value, "off") == 0)
+		timer_piggyback = false;
+	else
+		return -EINVAL;
+	return 0;
+}
+BOOT_OPTION("piggyback", piggyback_option, "run due timers on any wakeup: on (default) or off");

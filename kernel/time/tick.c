@@ -475,6 +475,7 @@ void tick_start(struct clock_event_device *dev, enum tick_mode mode)
 	tc->hz = tick_hz;
 	tc->period_ns = period_for(tick_hz);
 	hrtimer_first_changed = hrtimer_changed;
+	hrtimer_clock_ns = ktime_get_ns;    /* what class slack counts from */
 	hrtimer_armed_remote = timer_armed_remote = tick_kick_remote;
 	timer_wheel_init(jiffies);          /* every CPU's wheel and heap */
 	hrtimer_bases_init();

@@ -13,6 +13,7 @@
  */
 #include "time/clocksource.h"
 #include "time/hrtimer.h"
+#include "time/slack.h"
 #include "time/jiffies.h"
 #include "time/tick.h"
 #include "time/timekeeping.h"
@@ -257,7 +258,12 @@ static void tick_restart(struct tick_cpu *tc, unsigned vector)
 			tick_wake_stopped_others();
 		}
 	}
-	tc->softirq_pending = true;
+	/* Piggybacking (time/slack.h): whatever woke us, the timers whose
+	 * soft end has passed run now, on irq exit, not in a wakeup of their
+	 * own at their hard end.  (The tick device's own interrupt runs them
+	 * either way: tick_handle_event.) */
+	if (timer_piggyback)
+		tc->softirq_pending = true;
 }
 
 /* Before any interrupt's handler (kernel/arch/irq.c): note what woke an
