@@ -34,6 +34,10 @@ int cmd_watchdog(int argc, char **argv);
 int cmd_timeron(int argc, char **argv);
 int cmd_stress(int argc, char **argv);
 
+/* kernel/shell/cmd_timerload.c */
+int cmd_slack(int argc, char **argv);
+int cmd_timerload(int argc, char **argv);
+
 /* kernel/shell/cmd_platform.c */
 int cmd_acpi(int argc, char **argv);
 int cmd_date(int argc, char **argv);

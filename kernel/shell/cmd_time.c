@@ -122,12 +122,23 @@ int cmd_clockevent(int argc, char **argv)
 
 /* ---------------------------------------------------------- timers */
 
+/* "class C" or "class P%" (time/slack.h). */
+static void show_class(unsigned cls, unsigned pct)
+{
+	if (cls == TIMER_CLASS_PERCENT)
+		kprintf("class %u%%", pct);
+	else
+		kprintf("class %s", timer_class_name((enum timer_class)cls));
+}
+
 static void show_timer(struct timer *t, void *ctx)
 {
 	UNUSED(ctx);
 	int32_t ahead = (int32_t)(t->expires - jiffies);
-	kprintf("  wheel    expires jiffy %u (%s%d ticks)  %s\n", t->expires,
-	        ahead >= 0 ? "in " : "", ahead, t->name ? t->name : "?");
+	kprintf("  wheel    expires jiffy %u (%s%d ticks)  window +%u ticks  ", t->expires,
+	        ahead >= 0 ? "in " : "", ahead, t->hard - t->expires);
+	show_class(t->class, t->slack_pct);
+	kprintf("  %s\n", t->name ? t->name : "?");
 }
 
 static void show_hrtimer(struct hrtimer *t, void *ctx)
@@ -138,6 +149,10 @@ static void show_hrtimer(struct hrtimer *t, void *ctx)
 		print_duration_ns(t->expires_ns - now);
 	else
 		kprintf("(due)");
+	kprintf("  window +");
+	print_duration_ns(t->hard_ns - t->expires_ns);
+	kprintf("  ");
+	show_class(t->class, t->slack_pct);
 	kprintf("  %s\n", t->name ? t->name : "?");
 }
 

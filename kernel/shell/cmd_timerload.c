@@ -1,0 +1,282 @@
+/* kernel/shell/cmd_timerload.c — `slack` and `timerload`: how many wakeups
+ * a set of armed timers costs, against the fewest that could serve them.
+ *
+ * timerload arms N periodic hrtimers on this CPU, periods drawn uniformly
+ * from [MIN_MS, MAX_MS] by a seeded xorshift32 (the same seed gives the
+ * same periods and phases), each with the window its class gives a timer
+ * armed one period ahead (include/time/slack.h).  Each expiry is an
+ * instance of its window [soft, hard]; the next one's soft end is exactly
+ * one period later, whenever this one ran, so the set of windows does not
+ * depend on when the CPU woke.  That makes the optimum well defined: the
+ * fewest instants that serve every window (kernel/time/optimum.c), which
+ * the run's wakeups are divided by.
+ *
+ * Every expiry is recorded (soft, hard, when it ran); then the checks:
+ * early (ran before soft: a bug), past hard (ran later than hard plus the
+ * allowance below), how late the latest ran, and how much of its window
+ * each one used.
+ */
+#include "shell/shell.h"
+#include "shell/commands.h"
+#include "shell/args.h"
+#include "time/hrtimer.h"
+#include "time/optimum.h"
+#include "time/slack.h"
+#include "time/tick.h"
+#include "time/timekeeping.h"
+#include "time/wakeups.h"
+#include "histogram.h"
+#include "kprintf.h"
+#include "kstring.h"
+
+/* Leaves hrtimer slots for the shell's own sleep and the other commands. */
+#define TIMERLOAD_MAX_TIMERS    100
+/* Recorded expiries: 50 timers of 1..5 s for 60 s need about 1,300. */
+#define TIMERLOAD_MAX_EXPIRIES  16384
+#define TIMERLOAD_MAX_MS        3600000u
+#define TIMERLOAD_MAX_S         3600u
+/* "Past hard" means later than hard plus the interrupt latency: this much
+ * in tickless mode (TCG's worst latencies are a few hundred us), plus one
+ * tick where timers run on tick boundaries (periodic, dyntick). */
+#define TIMERLOAD_LATENCY_NS    (2 * NSEC_PER_MSEC)
+#define TIMERLOAD_DEFAULT_SEED  1u
+
+struct load_timer {
+	struct hrtimer t;
+	uint64_t period_ns;
+};
+
+struct expiry {
+	uint64_t soft, hard, ran;
+};
+
+static struct {
+	struct load_timer timer[TIMERLOAD_MAX_TIMERS];
+	struct expiry rec[TIMERLOAD_MAX_EXPIRIES];
+	struct window win[TIMERLOAD_MAX_EXPIRIES];
+	unsigned n;             /* recorded */
+	bool full;              /* an expiry did not fit */
+} load;
+
+static void record(uint64_t soft, uint64_t hard, uint64_t ran)
+{
+	unsigned i = __atomic_fetch_add(&load.n, 1, __ATOMIC_RELAXED);
+	if (i >= TIMERLOAD_MAX_EXPIRIES) {
+		load.full = true;
+		return;
+	}
+	load.rec[i] = (struct expiry){ soft, hard, ran };
+}
+
+/* One expiry; and every later one already due (a window wider than the
+ * period, or a late run) is served by this same run. */
+static enum hrtimer_restart load_fire(struct hrtimer *t)
+{
+	struct load_timer *l = container_of(t, struct load_timer, t);
+	uint64_t now = ktime_get_ns();
+	uint64_t soft = t->expires_ns, width = t->hard_ns - t->expires_ns;
+	uint64_t n = hrtimer_forward(t, now, l->period_ns);
+	for (uint64_t i = 0; i < n; i++)
+		record(soft + i * l->period_ns, soft + i * l->period_ns + width, now);
+	return HRTIMER_RESTART;
+}
+
+/* xorshift32 (Marsaglia 2003): small, seeded, the same everywhere. */
+static uint32_t next_random(uint32_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 17;
+	*x ^= *x << 5;
+	return *x;
+}
+
+/* Uniform in [lo, hi] ms, as ns (lo <= hi). */
+static uint64_t random_ms_ns(uint32_t *rnd, uint32_t lo, uint32_t hi)
+{
+	return (uint64_t)(lo + next_random(rnd) % (hi - lo + 1)) * NSEC_PER_MSEC;
+}
+
+/* Wakeups charged to timers (wheel or hrtimer) in a snapshot. */
+static uint64_t timer_wakeups(const struct wakeup_stats *s)
+{
+	uint64_t n = 0;
+	for (unsigned i = 0; i < s->ncauses; i++)
+		if (s->causes[i].kind == WAKE_TIMER || s->causes[i].kind == WAKE_HRTIMER)
+			n += s->causes[i].count;
+	return n;
+}
+
+/* What the recorded expiries say. */
+struct load_result {
+	unsigned fired, early, past_hard;
+	uint64_t worst_late_ns;         /* ran after hard, the most (0: never) */
+	uint32_t used[101];             /* % of its window each expiry used */
+	uint64_t used_n;                /* expiries with a window to use */
+};
+
+static void judge(unsigned n, uint64_t allowance_ns, struct load_result *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->fired = n;
+	for (unsigned i = 0; i < n; i++) {
+		const struct expiry *e = &load.rec[i];
+		if (e->ran < e->soft)
+			r->early++;
+		if (e->ran > e->hard + allowance_ns)
+			r->past_hard++;
+		if (e->ran > e->hard && e->ran - e->hard > r->worst_late_ns)
+			r->worst_late_ns = e->ran - e->hard;
+		if (e->hard > e->soft && e->ran >= e->soft) {
+			uint64_t pct = (e->ran - e->soft) * 100 / (e->hard - e->soft);
+			r->used[pct > 100 ? 100 : pct]++;
+			r->used_n++;
+		}
+		load.win[i] = (struct window){ e->soft, e->hard };
+	}
+}
+
+static void print_class(enum timer_class c, unsigned pct)
+{
+	if (c == TIMER_CLASS_PERCENT)
+		kprintf("%u%%", pct);
+	else
+		kprintf("%s", timer_class_name(c));
+}
+
+/* timerload N MIN_MS MAX_MS SECONDS [CLASS] [seed=S] */
+int cmd_timerload(int argc, char **argv)
+{
+	uint32_t n, lo, hi, secs, seed = TIMERLOAD_DEFAULT_SEED;
+	enum timer_class cls = TIMER_CLASS_DEFAULT;
+	unsigned pct = 0;
+	if (argc < 5 || argc > 7 ||
+	    parse_u32(argv[1], 1, TIMERLOAD_MAX_TIMERS, &n) != 0 ||
+	    parse_u32(argv[2], 1, TIMERLOAD_MAX_MS, &lo) != 0 ||
+	    parse_u32(argv[3], lo, TIMERLOAD_MAX_MS, &hi) != 0 ||
+	    parse_u32(argv[4], 1, TIMERLOAD_MAX_S, &secs) != 0)
+		return SHELL_USAGE;
+	for (int i = 5; i < argc; i++) {
+		if (strncmp(argv[i], "seed=", 5) == 0) {
+			if (parse_u32(argv[i] + 5, 1, UINT32_MAX, &seed) != 0)
+				return SHELL_USAGE;
+		} else if (timer_class_parse(argv[i], &cls, &pct) != 0) {
+			return SHELL_USAGE;
+		}
+	}
+	/* Every timer at its shortest period for the whole run must fit. */
+	if ((uint64_t)n * secs * MSEC_PER_SEC / lo + n > TIMERLOAD_MAX_EXPIRIES) {
+		kprintf("error: timerload: up to %u expiries are recorded; %u timers of %u ms for %u s are too many\n",
+		        TIMERLOAD_MAX_EXPIRIES, n, lo, secs);
+		return -EINVAL;
+	}
+	if (hrtimer_count() + n >= HRTIMER_MAX) {
+		kprintf("error: timerload: %u hrtimers pending, no room for %u more\n", hrtimer_count(), n);
+		return -ENOSPC;
+	}
+	struct tick_cpu *tc = this_tick();
+	uint64_t allowance = TIMERLOAD_LATENCY_NS +
+	                     (tc->mode == TICK_MODE_TICKLESS ? 0 : tc->period_ns);
+	kprintf("timerload: seed %u, %u timers, periods %u..%u ms, class ", seed, n, lo, hi);
+	print_class(cls, pct);
+	kprintf(", %u s, piggyback %s\n", secs, timer_piggyback ? "on" : "off");
+
+	static struct wakeup_stats before, after;
+	load.n = 0;
+	load.full = false;
+	uint32_t rnd = seed;
+	uint64_t t0 = ktime_get_ns();
+	wakeups_snapshot(arch_this_cpu_id(), t0, &before);
+	for (unsigned i = 0; i < n; i++) {
+		struct load_timer *l = &load.timer[i];
+		l->period_ns = random_ms_ns(&rnd, lo, hi);
+		/* First expiry one to two periods out (a random phase), its
+		 * window the class's for a timer armed one period ahead. */
+		uint64_t first = t0 + l->period_ns + random_ms_ns(&rnd, 0, (uint32_t)(l->period_ns / NSEC_PER_MSEC));
+		hrtimer_init(&l->t, load_fire, "timerload");
+		hrtimer_start_range_ns(&l->t, first, timer_slack(cls, pct, l->period_ns, NSEC_PER_SEC));
+	}
+	int rc = sleep_ns((uint64_t)secs * NSEC_PER_SEC);
+	for (unsigned i = 0; i < n; i++)
+		hrtimer_cancel(&load.timer[i].t);
+	uint64_t t1 = ktime_get_ns(), span = t1 - t0;
+	wakeups_snapshot(arch_this_cpu_id(), t1, &after);
+	if (rc != 0) {
+		kprintf(rc == -EINTR ? "timerload: interrupted\n" : "error: no free hrtimer slot\n");
+		return rc;
+	}
+	unsigned recorded = load.n < TIMERLOAD_MAX_EXPIRIES ? load.n : TIMERLOAD_MAX_EXPIRIES;
+	static struct load_result r;
+	judge(recorded, allowance, &r);
+	unsigned optimum = optimum_wakeups(load.win, recorded);
+	uint64_t w = after.wakeups - before.wakeups;
+
+	char num[FMT_FIXED_SIZE];
+	kprintf("timerload: %u timers, %u fired, %llu wakeups (%s/s), optimum", n, r.fired,
+	        (unsigned long long)w, fmt_fixed(num, sizeof(num), wakeups_rate_centi(w, span), 2));
+	char ratio[FMT_FIXED_SIZE];
+	kprintf(" %u (ratio %s), early %u, past hard %u, worst late %llu us, slack used ",
+	        optimum, fmt_fixed(ratio, sizeof(ratio), optimum ? w * 100 / optimum : 0, 2),
+	        r.early, r.past_hard, (unsigned long long)(r.worst_late_ns / NSEC_PER_USEC));
+	bool clipped;
+	if (r.used_n)
+		kprintf("%u%% median\n", hist_percentile(r.used, 100, r.used_n, 50, &clipped));
+	else
+		kprintf("- (no window)\n");
+	kprintf("timerload: wakeups by cause: timers %llu, other %llu\n",
+	        (unsigned long long)(timer_wakeups(&after) - timer_wakeups(&before)),
+	        (unsigned long long)(w - (timer_wakeups(&after) - timer_wakeups(&before))));
+	if (r.used_n) {
+		kprintf("timerload: slack used (%% of window: expiries)");
+		for (unsigned d = 0; d < 10; d++) {
+			uint64_t c = 0;
+			for (unsigned p = d * 10; p < d * 10 + 10; p++)
+				c += r.used[p];
+			if (d == 9)
+				c += r.used[100];
+			kprintf(" %u-%u:%llu", d * 10, d == 9 ? 100 : d * 10 + 9, (unsigned long long)c);
+		}
+		kprintf("\n");
+	}
+	if (load.full)
+		kprintf("error: timerload: more than %u expiries; only the first were judged\n",
+		        TIMERLOAD_MAX_EXPIRIES);
+	return 0;
+}
+
+/* slack [exact|PERCENT|default|piggyback on|off] */
+int cmd_slack(int argc, char **argv)
+{
+	if (argc == 1) {
+		kprintf("slack: default ");
+		print_class(timer_slack_percent ? TIMER_CLASS_PERCENT : TIMER_CLASS_EXACT, timer_slack_percent);
+		kprintf(" (at boot ");
+		print_class(timer_slack_boot_percent ? TIMER_CLASS_PERCENT : TIMER_CLASS_EXACT,
+		            timer_slack_boot_percent);
+		kprintf("), piggyback %s\n", timer_piggyback ? "on" : "off");
+		return 0;
+	}
+	if (argc == 3 && strcmp(argv[1], "piggyback") == 0) {
+		if (strcmp(argv[2], "on") == 0)
+			timer_piggyback = true;
+		else if (strcmp(argv[2], "off") == 0)
+			timer_piggyback = false;
+		else
+			return SHELL_USAGE;
+		kprintf("slack: piggyback %s\n", argv[2]);
+		return 0;
+	}
+	if (argc != 2)
+		return SHELL_USAGE;
+	enum timer_class c;
+	unsigned pct;
+	if (strcmp(argv[1], "default") == 0)
+		pct = timer_slack_boot_percent;
+	else if (timer_class_parse(argv[1], &c, &pct) != 0 ||
+	         (c != TIMER_CLASS_EXACT && c != TIMER_CLASS_PERCENT))
+		return SHELL_USAGE;
+	timer_slack_percent = pct;
+	kprintf("slack: default ");
+	print_class(pct ? TIMER_CLASS_PERCENT : TIMER_CLASS_EXACT, pct);
+	kprintf(" for timers armed from now on\n");
+	return 0;
+}
