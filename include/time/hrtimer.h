@@ -133,6 +133,7 @@ void hrtimer_bases_init(void);
  * hrtimer_armed_remote(cpu) is called afterwards (the tick sets it: that
  * CPU may be asleep, its device programmed for later). */
 int hrtimer_start_on(struct hrtimer *t, uint64_t expires_ns, unsigned cpu);
+int hrtimer_start_range_ns_on(struct hrtimer *t, uint64_t expires_ns, uint64_t slack_ns, unsigned cpu);
 extern void (*hrtimer_armed_remote)(unsigned cpu);
 
 /* Called (with interrupts off) when hrtimer_start makes the earliest

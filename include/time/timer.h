@@ -114,6 +114,7 @@ void timer_set_class(struct timer *t, enum timer_class c, unsigned pct);
  * tick sets it: that CPU may be asleep with its tick stopped, and must
  * wake to look at its wheel again). */
 int timer_mod_on(struct timer *t, uint32_t expires, unsigned cpu);
+int timer_mod_range_on(struct timer *t, uint32_t soft, uint32_t hard, unsigned cpu);
 extern void (*timer_armed_remote)(unsigned cpu);
 /* Disarm.  Returns 1 if it was pending.  An all-zero timer (a static one
  * never through timer_init) is not pending: 0. */

@@ -24,6 +24,9 @@
 #include "time/slack.h"
 #include "time/tick.h"
 #include "time/timekeeping.h"
+#include "time/timer.h"
+#include "time/jiffies.h"
+#include "arch/smp.h"
 #include "time/wakeups.h"
 #include "histogram.h"
 #include "kprintf.h"
@@ -41,9 +44,13 @@
 #define TIMERLOAD_LATENCY_NS    (2 * NSEC_PER_MSEC)
 #define TIMERLOAD_DEFAULT_SEED  1u
 
+/* One periodic timer of the load: an hrtimer (times in ns) or, with
+ * `wheel`, a wheel timer (times in jiffies, 64-bit here). */
 struct load_timer {
 	struct hrtimer t;
-	uint64_t period_ns;
+	struct timer w;
+	uint64_t period;        /* ns or jiffies */
+	uint64_t soft, width;   /* wheel: the next window, [soft, soft + width] */
 };
 
 struct expiry {
@@ -75,10 +82,23 @@ static enum hrtimer_restart load_fire(struct hrtimer *t)
 	struct load_timer *l = container_of(t, struct load_timer, t);
 	uint64_t now = ktime_get_ns();
 	uint64_t soft = t->expires_ns, width = t->hard_ns - t->expires_ns;
-	uint64_t n = hrtimer_forward(t, now, l->period_ns);
+	uint64_t n = hrtimer_forward(t, now, l->period);
 	for (uint64_t i = 0; i < n; i++)
-		record(soft + i * l->period_ns, soft + i * l->period_ns + width, now);
+		record(soft + i * l->period, soft + i * l->period + width, now);
 	return HRTIMER_RESTART;
+}
+
+/* The same for a wheel timer, in jiffies: the 32-bit jiffies read on this
+ * CPU, made 64-bit next to the window it serves. */
+static void load_wheel_fire(struct timer *t)
+{
+	struct load_timer *l = container_of(t, struct load_timer, w);
+	uint64_t now = l->soft + (uint64_t)(int64_t)(int32_t)(jiffies - (uint32_t)l->soft);
+	do {
+		record(l->soft, l->soft + l->width, now);
+		l->soft += l->period;
+	} while (l->soft <= now);
+	timer_mod_range(t, (uint32_t)l->soft, (uint32_t)(l->soft + l->width));
 }
 
 /* xorshift32 (Marsaglia 2003): small, seeded, the same everywhere. */
@@ -90,10 +110,10 @@ static uint32_t next_random(uint32_t *x)
 	return *x;
 }
 
-/* Uniform in [lo, hi] ms, as ns (lo <= hi). */
-static uint64_t random_ms_ns(uint32_t *rnd, uint32_t lo, uint32_t hi)
+/* Uniform in [lo, hi] (lo <= hi). */
+static uint32_t random_ms(uint32_t *rnd, uint32_t lo, uint32_t hi)
 {
-	return (uint64_t)(lo + next_random(rnd) % (hi - lo + 1)) * NSEC_PER_MSEC;
+	return lo + next_random(rnd) % (hi - lo + 1);
 }
 
 /* Wakeups charged to timers (wheel or hrtimer) in a snapshot. */
@@ -109,12 +129,12 @@ static uint64_t timer_wakeups(const struct wakeup_stats *s)
 /* What the recorded expiries say. */
 struct load_result {
 	unsigned fired, early, past_hard;
-	uint64_t worst_late_ns;         /* ran after hard, the most (0: never) */
+	uint64_t worst_late;            /* ran after hard, the most (0: never), in ns or jiffies */
 	uint32_t used[101];             /* % of its window each expiry used */
 	uint64_t used_n;                /* expiries with a window to use */
 };
 
-static void judge(unsigned n, uint64_t allowance_ns, struct load_result *r)
+static void judge(unsigned n, uint64_t allowance, struct load_result *r)
 {
 	memset(r, 0, sizeof(*r));
 	r->fired = n;
@@ -122,10 +142,10 @@ static void judge(unsigned n, uint64_t allowance_ns, struct load_result *r)
 		const struct expiry *e = &load.rec[i];
 		if (e->ran < e->soft)
 			r->early++;
-		if (e->ran > e->hard + allowance_ns)
+		if (e->ran > e->hard + allowance)
 			r->past_hard++;
-		if (e->ran > e->hard && e->ran - e->hard > r->worst_late_ns)
-			r->worst_late_ns = e->ran - e->hard;
+		if (e->ran > e->hard && e->ran - e->hard > r->worst_late)
+			r->worst_late = e->ran - e->hard;
 		if (e->hard > e->soft && e->ran >= e->soft) {
 			uint64_t pct = (e->ran - e->soft) * 100 / (e->hard - e->soft);
 			r->used[pct > 100 ? 100 : pct]++;
@@ -143,13 +163,32 @@ static void print_class(enum timer_class c, unsigned pct)
 		kprintf("%s", timer_class_name(c));
 }
 
-/* timerload N MIN_MS MAX_MS SECONDS [CLASS] [seed=S] */
+/* Arm load timer i of kind `wheel` on `cpu`: period and phase in ms. */
+static void load_arm(struct load_timer *l, bool wheel, unsigned cpu, uint32_t period_ms,
+                     uint32_t phase_ms, enum timer_class cls, unsigned pct, uint64_t t0_ns)
+{
+	if (wheel) {
+		l->period = ms_to_jiffies(period_ms);
+		l->width = timer_slack(cls, pct, l->period, tick_hz);
+		l->soft = jiffies_64 + l->period + ms_to_jiffies(phase_ms);
+		timer_init(&l->w, load_wheel_fire, "timerload");
+		timer_mod_range_on(&l->w, (uint32_t)l->soft, (uint32_t)(l->soft + l->width), cpu);
+	} else {
+		l->period = (uint64_t)period_ms * NSEC_PER_MSEC;
+		hrtimer_init(&l->t, load_fire, "timerload");
+		hrtimer_start_range_ns_on(&l->t, t0_ns + l->period + (uint64_t)phase_ms * NSEC_PER_MSEC,
+		                          timer_slack(cls, pct, l->period, NSEC_PER_SEC), cpu);
+	}
+}
+
+/* timerload N MIN_MS MAX_MS SECONDS [CLASS] [wheel] [cpu=C] [seed=S] */
 int cmd_timerload(int argc, char **argv)
 {
-	uint32_t n, lo, hi, secs, seed = TIMERLOAD_DEFAULT_SEED;
+	uint32_t n, lo, hi, secs, seed = TIMERLOAD_DEFAULT_SEED, cpu = arch_this_cpu_id();
 	enum timer_class cls = TIMER_CLASS_DEFAULT;
 	unsigned pct = 0;
-	if (argc < 5 || argc > 7 ||
+	bool wheel = false;
+	if (argc < 5 || argc > 9 ||
 	    parse_u32(argv[1], 1, TIMERLOAD_MAX_TIMERS, &n) != 0 ||
 	    parse_u32(argv[2], 1, TIMERLOAD_MAX_MS, &lo) != 0 ||
 	    parse_u32(argv[3], lo, TIMERLOAD_MAX_MS, &hi) != 0 ||
@@ -159,6 +198,11 @@ int cmd_timerload(int argc, char **argv)
 		if (strncmp(argv[i], "seed=", 5) == 0) {
 			if (parse_u32(argv[i] + 5, 1, UINT32_MAX, &seed) != 0)
 				return SHELL_USAGE;
+		} else if (strncmp(argv[i], "cpu=", 4) == 0) {
+			if (parse_u32(argv[i] + 4, 0, cpus_online - 1, &cpu) != 0)
+				return SHELL_USAGE;
+		} else if (strcmp(argv[i], "wheel") == 0) {
+			wheel = true;
 		} else if (timer_class_parse(argv[i], &cls, &pct) != 0) {
 			return SHELL_USAGE;
 		}
@@ -169,14 +213,18 @@ int cmd_timerload(int argc, char **argv)
 		        TIMERLOAD_MAX_EXPIRIES, n, lo, secs);
 		return -EINVAL;
 	}
-	if (hrtimer_count() + n >= HRTIMER_MAX) {
-		kprintf("error: timerload: %u hrtimers pending, no room for %u more\n", hrtimer_count(), n);
+	if (!wheel && hrtimer_count_on(cpu) + n >= HRTIMER_MAX) {
+		kprintf("error: timerload: %u hrtimers pending on CPU %u, no room for %u more\n",
+		        hrtimer_count_on(cpu), cpu, n);
 		return -ENOSPC;
 	}
 	struct tick_cpu *tc = this_tick();
-	uint64_t allowance = TIMERLOAD_LATENCY_NS +
+	/* Wheel timers run on the tick boundary at or after their jiffy. */
+	uint64_t unit_ns = wheel ? tc->period_ns : 1;
+	uint64_t allowance = wheel ? 1 : TIMERLOAD_LATENCY_NS +
 	                     (tc->mode == TICK_MODE_TICKLESS ? 0 : tc->period_ns);
-	kprintf("timerload: seed %u, %u timers, periods %u..%u ms, class ", seed, n, lo, hi);
+	kprintf("timerload: seed %u, %u %s timers on CPU %u, periods %u..%u ms, class ", seed, n,
+	        wheel ? "wheel" : "hr", cpu, lo, hi);
 	print_class(cls, pct);
 	kprintf(", %u s, piggyback %s\n", secs, timer_piggyback ? "on" : "off");
 
@@ -185,21 +233,21 @@ int cmd_timerload(int argc, char **argv)
 	load.full = false;
 	uint32_t rnd = seed;
 	uint64_t t0 = ktime_get_ns();
-	wakeups_snapshot(arch_this_cpu_id(), t0, &before);
+	wakeups_snapshot(cpu, t0, &before);
 	for (unsigned i = 0; i < n; i++) {
-		struct load_timer *l = &load.timer[i];
-		l->period_ns = random_ms_ns(&rnd, lo, hi);
 		/* First expiry one to two periods out (a random phase), its
 		 * window the class's for a timer armed one period ahead. */
-		uint64_t first = t0 + l->period_ns + random_ms_ns(&rnd, 0, (uint32_t)(l->period_ns / NSEC_PER_MSEC));
-		hrtimer_init(&l->t, load_fire, "timerload");
-		hrtimer_start_range_ns(&l->t, first, timer_slack(cls, pct, l->period_ns, NSEC_PER_SEC));
+		uint32_t period_ms = random_ms(&rnd, lo, hi);
+		load_arm(&load.timer[i], wheel, cpu, period_ms, random_ms(&rnd, 0, period_ms), cls, pct, t0);
 	}
 	int rc = sleep_ns((uint64_t)secs * NSEC_PER_SEC);
 	for (unsigned i = 0; i < n; i++)
-		hrtimer_cancel(&load.timer[i].t);
+		if (wheel)
+			timer_del(&load.timer[i].w);
+		else
+			hrtimer_cancel(&load.timer[i].t);
 	uint64_t t1 = ktime_get_ns(), span = t1 - t0;
-	wakeups_snapshot(arch_this_cpu_id(), t1, &after);
+	wakeups_snapshot(cpu, t1, &after);
 	if (rc != 0) {
 		kprintf(rc == -EINTR ? "timerload: interrupted\n" : "error: no free hrtimer slot\n");
 		return rc;
@@ -216,7 +264,7 @@ int cmd_timerload(int argc, char **argv)
 	char ratio[FMT_FIXED_SIZE];
 	kprintf(" %u (ratio %s), early %u, past hard %u, worst late %llu us, slack used ",
 	        optimum, fmt_fixed(ratio, sizeof(ratio), optimum ? w * 100 / optimum : 0, 2),
-	        r.early, r.past_hard, (unsigned long long)(r.worst_late_ns / NSEC_PER_USEC));
+	        r.early, r.past_hard, (unsigned long long)(r.worst_late * unit_ns / NSEC_PER_USEC));
 	bool clipped;
 	if (r.used_n)
 		kprintf("%u%% median\n", hist_percentile(r.used, 100, r.used_n, 50, &clipped));

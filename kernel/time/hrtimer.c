@@ -242,14 +242,19 @@ static int hrtimer_move(struct hrtimer_base *from, struct hrtimer_base *to,
 
 uint64_t (*hrtimer_clock_ns)(void);
 
+/* expires + slack, saturating. */
+static uint64_t hard_of(uint64_t expires_ns, uint64_t slack_ns)
+{
+	return expires_ns + slack_ns < expires_ns ? UINT64_MAX : expires_ns + slack_ns;
+}
+
 /* The hard end for t armed at expires_ns by its class: the slack counted
  * from how far ahead of now that is (with no clock hooked up: none). */
 static uint64_t class_hard_ns(const struct hrtimer *t, uint64_t expires_ns)
 {
 	uint64_t now = hrtimer_clock_ns ? hrtimer_clock_ns() : expires_ns;
 	uint64_t ahead = expires_ns > now ? expires_ns - now : 0;
-	uint64_t slack = timer_slack((enum timer_class)t->class, t->slack_pct, ahead, NSEC_PER_SEC);
-	return expires_ns + slack < expires_ns ? UINT64_MAX : expires_ns + slack;
+	return hard_of(expires_ns, timer_slack((enum timer_class)t->class, t->slack_pct, ahead, NSEC_PER_SEC));
 }
 
 void hrtimer_set_class(struct hrtimer *t, enum timer_class c, unsigned pct)
@@ -258,9 +263,10 @@ void hrtimer_set_class(struct hrtimer *t, enum timer_class c, unsigned pct)
 	t->slack_pct = (uint8_t)(pct > SLACK_PERCENT_MAX ? SLACK_PERCENT_MAX : pct);
 }
 
-int hrtimer_start_on(struct hrtimer *t, uint64_t expires_ns, unsigned cpu)
+/* hrtimer_start_on and hrtimer_start_range_ns_on. */
+static int hrtimer_start_window_on(struct hrtimer *t, uint64_t expires_ns, uint64_t hard_ns,
+                                   unsigned cpu)
 {
-	uint64_t hard_ns = class_hard_ns(t, expires_ns);
 	if (t->function == NULL)
 		panic("hrtimer_start: %s has no function", t->name ? t->name : "?");
 	if (cpu >= arch_nr_cpus())
@@ -314,6 +320,16 @@ static int hrtimer_start_window(struct hrtimer *t, uint64_t expires_ns, uint64_t
 	return ret;
 }
 
+int hrtimer_start_on(struct hrtimer *t, uint64_t expires_ns, unsigned cpu)
+{
+	return hrtimer_start_window_on(t, expires_ns, class_hard_ns(t, expires_ns), cpu);
+}
+
+int hrtimer_start_range_ns_on(struct hrtimer *t, uint64_t expires_ns, uint64_t slack_ns, unsigned cpu)
+{
+	return hrtimer_start_window_on(t, expires_ns, hard_of(expires_ns, slack_ns), cpu);
+}
+
 int hrtimer_start(struct hrtimer *t, uint64_t expires_ns)
 {
 	if (t->function == NULL)
@@ -325,8 +341,7 @@ int hrtimer_start_range_ns(struct hrtimer *t, uint64_t expires_ns, uint64_t slac
 {
 	if (t->function == NULL)
 		panic("hrtimer_start: %s has no function", t->name ? t->name : "?");
-	uint64_t hard = expires_ns + slack_ns;
-	return hrtimer_start_window(t, expires_ns, hard < expires_ns ? UINT64_MAX : hard);
+	return hrtimer_start_window(t, expires_ns, hard_of(expires_ns, slack_ns));
 }
 
 int hrtimer_cancel(struct hrtimer *t)

@@ -454,7 +454,9 @@ int timer_mod_range(struct timer *t, uint32_t soft, uint32_t hard)
 	return timer_mod_window(t, soft, hard, true);
 }
 
-int timer_mod_on(struct timer *t, uint32_t expires, unsigned cpu)
+/* timer_mod_on and timer_mod_range_on: hard_given false takes the class's. */
+static int timer_mod_window_on(struct timer *t, uint32_t expires, uint32_t hard, bool hard_given,
+                               unsigned cpu)
 {
 	if (t->function == NULL)
 		panic("timer_mod_on: %s has no function", t->name ? t->name : "?");
@@ -474,15 +476,24 @@ int timer_mod_on(struct timer *t, uint32_t expires, unsigned cpu)
 		if (was_pending)
 			wheel_unlink(from, t);
 		t->base = to;
-		wheel_arm(to, t, expires, class_hard(to, t, expires), 0);
-	} else {
-		wheel_arm(to, t, expires, class_hard(to, t, expires), was_pending);
 	}
+	wheel_arm(to, t, expires, hard_given ? hard : class_hard(to, t, expires),
+	          from == to && was_pending);
 	spin_unlock_two(&from->lock, &to->lock);
 	arch_irq_restore(flags);
 	if (cpu != arch_this_cpu_id() && timer_armed_remote)
 		timer_armed_remote(cpu);
 	return was_pending;
+}
+
+int timer_mod_on(struct timer *t, uint32_t expires, unsigned cpu)
+{
+	return timer_mod_window_on(t, expires, 0, false, cpu);
+}
+
+int timer_mod_range_on(struct timer *t, uint32_t soft, uint32_t hard, unsigned cpu)
+{
+	return timer_mod_window_on(t, soft, hard, true, cpu);
 }
 
 /* timer_mod with a check in front, both under t's base lock, so nothing
