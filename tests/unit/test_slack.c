@@ -188,7 +188,7 @@ static void fired(struct timer *t)
 	/* Arming from a callback counts from this wakeup, at least one jiffy
 	 * on: a timer armed for an instant already run waits for the next
 	 * wakeup (timer.h), after a hard end that could not be kept. */
-	switch (rnd32() % 8) {
+	switch (rnd32() % 10) {
 	case 0:
 	case 1:
 		rearm_budget--;
@@ -201,6 +201,17 @@ static void fired(struct timer *t)
 	case 3:
 		disarm(&W[rnd32() % NTIMERS]);
 		break;
+	case 4: {
+		/* Nudge a pending timer: usually the same bucket, a new window
+		 * (wheel_rekey's path). */
+		struct wt *y = &W[rnd32() % NTIMERS];
+		uint32_t soft = y->soft + rnd32() % 5 - 2;
+		if (y->armed && sdiff(soft, now) > 0) {
+			rearm_budget--;
+			arm(y, soft);
+		}
+		break;
+	}
 	}
 }
 
