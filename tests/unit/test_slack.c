@@ -66,9 +66,10 @@ static void check_slack(enum timer_class c, unsigned pct, uint64_t delta, uint64
 	uint64_t p = c == TIMER_CLASS_DEFAULT ? timer_slack_percent : pct;
 	uint64_t loss = percent && delta > UINT64_MAX / SLACK_PERCENT_MAX ? MIN(p, 100) : 0;
 	if (got > delta || got > want || want - got > loss)
-		fail_msg("timer_slack(%s, %u, %llu, %llu) = %llu, formula %llu",
+		fail_msg("timer_slack(%s, %u, %llu, %llu) = %llu (global %u%%), formula %llu",
 		         timer_class_name(c), pct, (unsigned long long)delta,
-		         (unsigned long long)ups, (unsigned long long)got, (unsigned long long)want);
+		         (unsigned long long)ups, (unsigned long long)got, timer_slack_percent,
+		         (unsigned long long)want);
 }
 
 static void test_slack_formulas(void **state)
@@ -346,6 +347,30 @@ static void test_piggyback_static(void **state)
 	timer_slack_percent = 0;
 }
 
+/* A legal timeout (under 2^31 jiffies ahead) with a wide window: its hard
+ * end must still read as ahead of the wheel, not wrap round into the past,
+ * or the idle loop would find it overdue and never sleep. */
+static void test_far_hard_end_is_not_in_the_past(void **state)
+{
+	(void)state;
+	seed = 0;
+	now = INITIAL_JIFFIES(tick_hz);
+	timer_wheel_init(now);
+	W[0] = (struct wt){ 0 };
+	timer_init(&W[0].t, fired, "far");
+	timer_set_class(&W[0].t, TIMER_CLASS_PERCENT, 100);
+	timer_mod(&W[0].t, now + (1u << 30) + 5);
+	uint32_t next;
+	assert_true(timer_next_expiry(&next));
+	if (sdiff(next, now) < 0)
+		fail_msg("next expiry %#x reads as before now %#x", next, now);
+	timer_mod_range(&W[0].t, now + 10, now + 10 + 0x7FFFFFF0u);
+	assert_true(timer_next_expiry(&next));
+	if (sdiff(next, now) < 0)
+		fail_msg("next expiry %#x reads as before now %#x", next, now);
+	timer_del(&W[0].t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -353,6 +378,7 @@ int main(void)
 		cmocka_unit_test(test_static_windows_optimum),
 		cmocka_unit_test(test_piggyback_static),
 		cmocka_unit_test(test_churn_and_piggyback),
+		cmocka_unit_test(test_far_hard_end_is_not_in_the_past),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
