@@ -412,6 +412,12 @@ static void wheel_arm(struct timer_base *w, struct timer *t, uint32_t expires, u
 	unsigned b = wheel_bucket_for(w, expires);
 	if (time_before(hard, expires))
 		hard = expires;
+	/* A wide window on a far timer (100% slack on 2^30 jiffies) can put
+	 * the hard end 2^31 or more past the base, where it reads as past:
+	 * timer_next_expiry would call it overdue and the idle path would
+	 * never sleep.  The farthest a hard end can be is the range's end. */
+	if (!time_before(expires, w->base) && (int32_t)(hard - w->base) < 0)
+		hard = w->base + (uint32_t)INT32_MAX;
 	/* (A timer waiting on the running list has TIMER_BUCKET_RUNNING, no b.) */
 	if (was_pending && t->bucket == b) {
 		wheel_rekey(w, t, expires, hard);
