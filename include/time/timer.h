@@ -99,8 +99,8 @@ void timer_add(struct timer *t, uint32_t expires);
  * expiry 2^31 or more jiffies ahead reads as past (time_after's rule). */
 int timer_mod(struct timer *t, uint32_t expires);
 /* Windows (include/time/slack.h).  timer_mod arms t for the window
- * [expires, hard], hard from t's class and how far ahead of the wheel's
- * base `expires` is (whole jiffies, rounded down); timer_mod_range names
+ * [expires, hard], hard from t's class and how far ahead of jiffies
+ * `expires` is (whole jiffies, rounded down); timer_mod_range names
  * both ends (a hard end before the soft one is taken as the soft one; one
  * 2^31 or more past the wheel's base, as base + 2^31 - 1).
  * The timer fires with the first timer_run_expired at or after its soft

@@ -31,9 +31,8 @@ uint64_t timer_slack(enum timer_class c, unsigned pct, uint64_t delta, uint64_t 
 	case TIMER_CLASS_PERCENT:
 		if (pct > SLACK_PERCENT_MAX)
 			pct = SLACK_PERCENT_MAX;
-		if (delta > UINT64_MAX / SLACK_PERCENT_MAX)
-			return delta / 100 * pct;       /* centuries of ns: no overflow */
-		return delta * pct / 100;
+		/* In two parts, so delta * pct cannot overflow for any delta. */
+		return delta / 100 * pct + delta % 100 * pct / 100;
 	case TIMER_CLASS_EXACT:
 	case TIMER_CLASS_COUNT:
 		break;

@@ -395,10 +395,14 @@ void timer_init(struct timer *t, void (*fn)(struct timer *), const char *name)
 }
 
 /* The hard end for a timer armed at `expires` by its class, the slack
- * counted from how far ahead of the wheel's base that is. */
+ * counted from how far ahead of jiffies, now, that is.  (Not of the
+ * wheel's base: that lags jiffies through a tickless sleep, and leads it
+ * by one in a run, so a late callback re-arming itself would get far more
+ * slack than its class allows.) */
 static uint32_t class_hard(const struct timer_base *w, const struct timer *t, uint32_t expires)
 {
-	int32_t ahead = (int32_t)(expires - w->base);
+	UNUSED(w);
+	int32_t ahead = (int32_t)(expires - jiffies);
 	uint64_t slack = timer_slack((enum timer_class)t->class, t->slack_pct,
 	                             ahead > 0 ? (uint64_t)ahead : 0, tick_hz);
 	return expires + (uint32_t)slack;

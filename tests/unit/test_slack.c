@@ -142,7 +142,7 @@ static int32_t sdiff(uint32_t a, uint32_t b) { return (int32_t)(a - b); }
 /* Arm x for `soft` in a random way: a class (percent with a random
  * percentage, the default with the global one), or an explicit window,
  * sometimes backwards.  The model's window follows the rules in timer.h:
- * Δ counts from the wheel's base; a hard end before the soft one is the
+ * Δ counts from jiffies; a hard end before the soft one is the
  * soft one. */
 static void arm(struct wt *x, uint32_t soft)
 {
@@ -155,7 +155,7 @@ static void arm(struct wt *x, uint32_t soft)
 	} else {
 		unsigned pct = rnd32() % 120;
 		timer_set_class(&x->t, (enum timer_class)kind, pct);
-		int32_t ahead = sdiff(soft, timer_wheel_base());
+		int32_t ahead = sdiff(soft, jiffies);
 		uint64_t slack = model_slack((enum timer_class)kind, MIN(pct, 100),
 		                             ahead > 0 ? (uint64_t)ahead : 0, tick_hz);
 		assert_int_equal(timer_mod(&x->t, soft), was);
