@@ -510,6 +510,99 @@ static void test_first_changed_hook(void **state)
 
 /* A static hrtimer never started is all zeros: cancelling it is a quiet
  * no-op, as for wheel timers. */
+/* ------------------------------------------------------------ windows */
+
+static uint64_t fake_now;
+static uint64_t fake_clock(void) { return fake_now; }
+static uint64_t win_soft[HRTIMER_MAX], win_hard[HRTIMER_MAX];
+static bool win_armed[HRTIMER_MAX];
+static unsigned win_fired;
+
+static enum hrtimer_restart window_cb(struct hrtimer *t)
+{
+	unsigned i = (unsigned)(container_of(t, struct tt, t) - T);
+	assert_true(win_armed[i]);
+	assert_true(fake_now >= win_soft[i]);           /* never before its window */
+	assert_true(fake_now <= win_hard[i]);           /* never after it */
+	win_armed[i] = false;
+	win_fired++;
+	return HRTIMER_NORESTART;
+}
+
+/* Random windows, by class and by hrtimer_start_range_ns: waking at
+ * hrtimer_next_expiry (the earliest hard end), or earlier at random (an
+ * interrupt: piggybacking), every timer runs inside its window, once; and
+ * the next expiry is always the model's earliest hard end. */
+static void test_windows_never_violated(void **state)
+{
+	(void)state;
+	for (uint64_t seed = 1; seed <= 5; seed++) {
+		reset(NULL);
+		memset(win_armed, 0, sizeof(win_armed));
+		win_fired = 0;
+		rng_state = seed;
+		fake_now = 1000000;
+		hrtimer_clock_ns = fake_clock;
+		unsigned armed = 0;
+		for (unsigned i = 0; i < HRTIMER_MAX; i++)
+			hrtimer_init(&T[i].t, window_cb, names[i]);
+		for (int op = 0; op < 20000; op++) {
+			unsigned i = (unsigned)rnd_below(HRTIMER_MAX);
+			if (rnd_below(3) == 0 && !win_armed[i]) {
+				uint64_t soft = fake_now + rnd_below(10000000);
+				if (rnd_below(2)) {
+					uint64_t slack = rnd_below(5000000);
+					hrtimer_start_range_ns(&T[i].t, soft, slack);
+					win_hard[i] = soft + slack;
+				} else {
+					enum timer_class c = (enum timer_class)rnd_below(TIMER_CLASS_COUNT);
+					unsigned pct = (unsigned)rnd_below(101);
+					hrtimer_set_class(&T[i].t, c, pct);
+					hrtimer_start(&T[i].t, soft);
+					win_hard[i] = soft + timer_slack(c, pct, soft - fake_now, NSEC_PER_SEC);
+				}
+				win_soft[i] = soft;
+				win_armed[i] = true;
+				armed++;
+				assert_true(T[i].t.hard_ns == win_hard[i]);
+			}
+			uint64_t next, want = UINT64_MAX;
+			for (unsigned k = 0; k < HRTIMER_MAX; k++)
+				if (win_armed[k] && win_hard[k] < want)
+					want = win_hard[k];
+			bool any = hrtimer_next_expiry(&next);
+			assert_int_equal(any, want != UINT64_MAX);
+			if (!any || rnd_below(4))
+				continue;
+			assert_true(next == want);
+			/* Wake at the hard end, or somewhere before it. */
+			uint64_t at = rnd_below(3) ? next : fake_now + rnd_below(next - fake_now + 1);
+			if (at > fake_now)
+				fake_now = at;
+			hrtimer_run_expired(fake_now);
+			for (unsigned k = 0; k < HRTIMER_MAX; k++)      /* everything due ran */
+				assert_false(win_armed[k] && win_soft[k] <= fake_now);
+		}
+		uint64_t next;
+		while (hrtimer_next_expiry(&next)) {     /* the rest, each in its window */
+			fake_now = next;
+			hrtimer_run_expired(fake_now);
+		}
+		assert_int_equal(win_fired, armed);
+		assert_int_equal(hrtimer_count(), 0);
+	}
+}
+
+/* A periodic timer forwarded keeps its window's width. */
+static void test_forward_keeps_window(void **state)
+{
+	(void)state;
+	hrtimer_start_range_ns(&T[0].t, 1000, 300);
+	assert_int_equal(hrtimer_cancel(&T[0].t), 1);
+	assert_int_equal(hrtimer_forward(&T[0].t, 2500, 1000), 2);
+	assert_true(T[0].t.expires_ns == 3000 && T[0].t.hard_ns == 3300);
+}
+
 static void test_cancel_of_a_never_started_static_hrtimer(void **state)
 {
 	(void)state;
@@ -522,6 +615,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cancel_of_a_never_started_static_hrtimer),
 		cmocka_unit_test_setup(test_random_order, reset),
+		cmocka_unit_test_setup(test_windows_never_violated, reset),
+		cmocka_unit_test_setup(test_forward_keeps_window, reset),
 		cmocka_unit_test_setup(test_equal_deadlines_all_fire, reset),
 		cmocka_unit_test_setup(test_cancel_from_middle, reset),
 		cmocka_unit_test_setup(test_restart_queued_moves_it, reset),
