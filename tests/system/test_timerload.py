@@ -58,7 +58,8 @@ def test_windows_hold_in_every_mode(boot, mode, kind):
     # The wider the windows, the fewer the wakeups: deferrable's are up to
     # 1 s, 10 % of 1..5 s is 100..500 ms, background's 100 ms, 1 % 10..50 ms,
     # normal's 1 ms.
-    order = ["deferrable", "10", "background", "1", "normal", "exact"]
+    # (Dyntick wakes on tick boundaries: 1 ms windows gain it nothing.)
+    order = ["deferrable", "10", "background", "1"] + (["normal", "exact"] if mode == "tickless" else [])
     counts = [rows[c]["wakeups"] for c in order]
     assert counts == sorted(counts), dict(zip(order, counts))
 
@@ -95,10 +96,13 @@ def test_slack_default_gives_every_timer_a_window(boot):
     assert "slack: default 10%" in vm.cmd("slack 10")
     wide = timerload(vm, "")
     assert wide["wakeups"] < 0.4 * exact["wakeups"], (wide["out"], exact["out"])
-    # A wheel timer armed 1000 ms ahead at HZ=250: 250 ticks, 10 % of it.
+    # A wheel timer armed 1000 ms ahead at HZ=250: 250 ticks, 10 % of it
+    # (less once it re-arms itself from a callback that ran inside its
+    # window: the period counts from its last expiry, the slack from now).
     vm.cmd("every 1000")
     out = vm.cmd("timers")
-    assert re.search(r"wheel .*window \+25 ticks  class default  every", out), out
+    m = re.search(r"wheel .*window \+(\d+) ticks  class default  every", out)
+    assert m and 20 <= int(m.group(1)) <= 25, out
     vm.cmd("every off")
     assert "slack: default exact" in vm.cmd("slack default")
     out = vm.cmd("slack")
