@@ -60,6 +60,8 @@ struct tick_cpu {
 	bool idle;                        /* between idle enter and exit */
 	bool stopped;                     /* skipping: no tick until the device fires */
 	bool softirq_pending;             /* timers may be due: run on irq exit */
+	bool restarted;                   /* an interrupt ended a skip: irq exit
+	                                     programs the busy tick */
 	bool in_softirq;
 	unsigned skip;                    /* dyntick: ticks this skip was programmed for */
 	enum tick_limit skip_limit;       /* what chose the current sleep's length */

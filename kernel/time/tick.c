@@ -211,8 +211,13 @@ void tick_irq_exit(void)
 	 * that come anyway, so it costs no wakeup of its own. */
 	if (tc->dev && !tc->in_softirq && arch_this_cpu_id() == TICK_BOOT_CPU)
 		watchdog_poll();
-	if (!tc->dev || tc->in_softirq || !tc->softirq_pending)
+	/* The tick ran, or was restarted by this interrupt: the device needs
+	 * its next program.  (Restarted with piggybacking off, no timers run
+	 * now, but the busy tick must still start.) */
+	bool reprogram = tc->softirq_pending || tc->restarted;
+	if (!tc->dev || tc->in_softirq || !reprogram)
 		return;
+	tc->restarted = false;
 	tc->in_softirq = true;
 	while (tc->softirq_pending) {
 		tc->softirq_pending = false;

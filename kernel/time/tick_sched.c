@@ -264,6 +264,7 @@ static void tick_restart(struct tick_cpu *tc, unsigned vector)
 	 * either way: tick_handle_event.) */
 	if (timer_piggyback)
 		tc->softirq_pending = true;
+	tc->restarted = true;
 }
 
 /* Before any interrupt's handler (kernel/arch/irq.c): note what woke an

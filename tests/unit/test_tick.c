@@ -481,8 +481,10 @@ static void test_random_mixture(void **state)
 			assert_int_equal(tick_set_mode(modes[rand() % 3]), 0);
 		if (rand() % 4 == 0)
 			assert_int_equal(tick_set_device(rand() % 2 ? "short" : "long"), 0);
+		timer_piggyback = rand() % 2;           /* off half the time: still none lost */
 		run_for((uint64_t)(200 + rand() % 2000) * NSEC_PER_MSEC, 90, 200);
 	}
+	timer_piggyback = true;
 	finish_and_check_none_lost();
 	unsigned total = 0;
 	for (unsigned i = 0; i < NTIMERS; i++)
@@ -946,6 +948,59 @@ static void test_dyntick_cpus_share_one_skip(void **state)
 	check_jiffies_exact();
 }
 
+/* Piggybacking (time/slack.h): an hrtimer with a window [+1 ms, +100 ms],
+ * the CPU asleep until its hard end, and a serial interrupt at +10 ms.
+ * With piggybacking the timer runs on that interrupt's exit and the next
+ * sleep has nothing to wait for; without, it waits for its own wakeup at
+ * the hard end. */
+static unsigned piggy_runs;
+static enum hrtimer_restart piggy_fn(struct hrtimer *h) { (void)h; piggy_runs++; return HRTIMER_NORESTART; }
+
+static void test_piggyback_serves_windows_on_any_wakeup(void **state)
+{
+	(void)state;
+	assert_int_equal(tick_set_mode(TICK_MODE_TICKLESS), 0);
+	static struct hrtimer h;
+	hrtimer_init(&h, piggy_fn, "piggy");
+	for (int on = 1; on >= 0; on--) {
+		timer_piggyback = on;
+		piggy_runs = 0;
+		release_probes();
+		deliver(VEC_DEV);
+		uint64_t t0 = fake_ns;
+		hrtimer_start_range_ns(&h, t0 + NSEC_PER_MSEC, 99 * NSEC_PER_MSEC);
+		host_irqs_disabled = true;
+		tick_idle_enter();
+		assert_true(this_tick()->stopped);
+		/* Asleep to the hard end, not the soft one. */
+		assert_true(dev_next >= t0 + 100 * NSEC_PER_MSEC && dev_next <= t0 + 101 * NSEC_PER_MSEC);
+		fake_ns = t0 + 10 * NSEC_PER_MSEC;
+		deliver(VEC_OTHER);
+		/* Awake: the busy tick runs again, whether timers ran or not. */
+		assert_true(dev_next <= fake_ns + this_tick()->period_ns + NSEC_PER_MSEC);
+		tick_idle_exit();
+		assert_int_equal(piggy_runs, on ? 1 : 0);
+		/* The next sleep: nothing left, or the same hard end. */
+		tick_idle_enter();
+		if (on) {
+			assert_int_equal(this_tick()->skip_limit, TICK_LIMIT_DEVICE);
+		} else {
+			assert_int_equal(this_tick()->skip_limit, TICK_LIMIT_HRTIMER);
+			assert_true(dev_next <= t0 + 101 * NSEC_PER_MSEC);
+			fake_ns = dev_next;
+			deliver(VEC_DEV);
+			assert_int_equal(piggy_runs, 1);
+			tick_idle_enter();
+		}
+		fake_ns = dev_next;
+		deliver(VEC_DEV);
+		tick_idle_exit();
+		host_irqs_disabled = false;
+		check_jiffies_exact();
+	}
+	timer_piggyback = true;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -958,6 +1013,7 @@ int main(void)
 		cmocka_unit_test(test_other_cpus_follow_the_tick),
 		cmocka_unit_test(test_jiffies_have_one_owner_over_handovers),
 		cmocka_unit_test(test_dyntick_cpus_share_one_skip),
+		cmocka_unit_test(test_piggyback_serves_windows_on_any_wakeup),
 	};
 	return cmocka_run_group_tests(tests, setup_machine, NULL);
 }
