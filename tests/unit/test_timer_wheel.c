@@ -1,13 +1,18 @@
 // SOURCES: kernel/time/timer.c kernel/time/timer_level.c kernel/time/slack.c kernel/time/jiffies.c tests/unit/host_arch.c
-/* tests/unit/test_timer_wheel.c — the cascading wheel against a model.
+/* tests/unit/test_timer_wheel.c — both wheels against a model.
  *
  * The model is an array of armed timers.  For each it keeps the jiffy the
- * timer must fire on ("due"): its expiry, or — if that was already behind
- * the wheel's base when it was armed — the base itself, the next jiffy the
- * wheel processes.  Every callback checks that it runs on exactly its due
- * jiffy, that nothing armed was due earlier (order, and nothing skipped),
- * and every run checks that nothing due by its `now` is left.  After every
- * operation timer_next_expiry() must equal the model's minimum.
+ * timer must fire on ("due"): on the cascading wheel its expiry, or — if
+ * that was already behind the wheel's base when it was armed — the base
+ * itself, the next jiffy the wheel processes.  On the level wheel, its
+ * expiry rounded up to its level's granularity (model_level_expiry, from
+ * the table in kernel/time/timer_level.c).  Every callback checks that it
+ * runs on exactly its due jiffy, that nothing armed was due earlier (order,
+ * and nothing skipped), and every run checks that nothing due by its `now`
+ * is left.  On the level wheel each callback also checks the promise:
+ * never early, less than one granularity late, and the granularity at most
+ * 8/63 of how far ahead the timer was filed.  After every operation
+ * timer_next_expiry() must equal the model's minimum wake-up.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,6 +23,7 @@
 #include <time.h>
 #include <cmocka.h>
 
+#include "time/jiffies.h"
 #include "time/timer.h"
 
 #include "host_test.h"
@@ -35,6 +41,7 @@ struct tt {
 	uint32_t fired_at;
 	void (*then)(struct tt *x);     /* more work in the callback */
 	uint32_t period;
+	uint32_t armed_base;    /* the base it was armed at (level wheel) */
 };
 
 static struct tt T[NT];
@@ -47,11 +54,76 @@ static unsigned fired_total;
 /* a - b as a signed distance: the wrap-safe comparison. */
 static int32_t sdiff(uint32_t a, uint32_t b) { return (int32_t)(a - b); }
 
+/* Whether x's due jiffy is before j.  Measured from the jiffy before x
+ * was armed (j is never earlier: a callback arms for base = its jiffy + 1):
+ * on the level wheel the farthest timers round up to more than 2^31
+ * jiffies past that (filed again on the way), beyond a signed distance. */
+static bool due_before(const struct tt *x, uint32_t j)
+{
+	uint32_t from = x->armed_base - 1;
+	return x->due - from < j - from;
+}
+
+/* Which wheel the tests below run on (start_at switches to it). */
+static enum timer_wheel_kind kind = TIMER_WHEEL_CASCADE;
+
+/* The level wheel, as its header comment's table says: level L (granularity
+ * 8^L) takes what is at most 63 granularities ahead; the expiry rounds up
+ * to a multiple of it.  Beyond level 8, level 8's farthest bucket.  The
+ * granularity used goes to *gran. */
+static uint32_t model_level_expiry(uint32_t e, uint32_t base, uint32_t *gran)
+{
+	*gran = 1;
+	if (sdiff(e, base) < 0)
+		return base;
+	uint32_t g = 1;
+	for (unsigned level = 0; level < 9; level++, g *= 8)
+		if (e - base <= 63 * g) {
+			*gran = g;
+			return (e + g - 1) / g * g;     /* (wraps as the wheel does) */
+		}
+	g /= 8;
+	*gran = g;
+	return (base + g - 1) / g * g + 63 * g;
+}
+
+/* The level wheel's chain for x: the bucket expiries it passes through
+ * (more than one only beyond level 8's reach), stopped at the first not
+ * yet reached by `upto`, or at the one it runs in. */
+static uint32_t model_level_bucket(const struct tt *x, uint32_t upto, uint32_t *gran, uint32_t *from)
+{
+	uint32_t a = x->armed_base;
+	uint32_t e = model_level_expiry(x->expires, a, gran);
+	while (sdiff(e, x->expires) < 0 && sdiff(e, upto) < 0) {
+		a = e;
+		e = model_level_expiry(x->expires, a, gran);
+	}
+	if (from)
+		*from = a;
+	return e;
+}
+
+/* When the idle CPU must wake for x: its hard end (here its soft end: the
+ * tests arm with the default, exact class); on the level wheel not before
+ * the bucket it is in now comes up. */
+static uint32_t model_wake(const struct tt *x)
+{
+	if (kind == TIMER_WHEEL_CASCADE || due_before(x, model_base))
+		return x->expires;      /* (or already taken to be run) */
+	uint32_t g, e = model_level_bucket(x, model_base, &g, NULL);
+	return sdiff(e, x->expires) > 0 ? e : x->expires;
+}
+
 static void model_note_armed(struct tt *x, uint32_t expires)
 {
 	x->armed = true;
 	x->expires = expires;
+	x->armed_base = model_base;
 	x->due = sdiff(expires, model_base) < 0 ? model_base : expires;
+	if (kind == TIMER_WHEEL_LEVEL) {
+		uint32_t g;
+		x->due = model_level_bucket(x, x->expires, &g, NULL);
+	}
 }
 
 static void model_arm(struct tt *x, uint32_t expires)
@@ -79,8 +151,8 @@ static void check_next_expiry(void)
 	bool any = false;
 	int32_t best = 0;
 	for (unsigned i = 0; i < NT; i++)
-		if (T[i].armed && (!any || sdiff(T[i].expires, model_base) < best)) {
-			best = sdiff(T[i].expires, model_base);
+		if (T[i].armed && (!any || sdiff(model_wake(&T[i]), model_base) < best)) {
+			best = sdiff(model_wake(&T[i]), model_base);
 			any = true;
 		}
 	uint32_t got = 0;
@@ -101,7 +173,7 @@ static void check_next_expiry(void)
 	unsigned i = (unsigned)(name - names[0]) / sizeof(names[0]);
 	assert_true(i < NT && name == names[i]);
 	assert_true(T[i].armed);
-	assert_int_equal(T[i].expires, got);
+	assert_int_equal(model_wake(&T[i]), got);
 }
 
 static void check_model(void)
@@ -132,9 +204,20 @@ static void cb(struct timer *t)
 		fail();
 	}
 	assert_true(sdiff(run_now, jiffy) >= 0);
+	/* The level wheel's promise, for a timer armed for the future. */
+	if (kind == TIMER_WHEEL_LEVEL && sdiff(x->expires, x->armed_base) >= 0) {
+		uint32_t g, from;
+		model_level_bucket(x, x->expires, &g, &from);
+		uint32_t late = jiffy - x->expires, ahead = x->expires - from;
+		if (sdiff(jiffy, x->expires) < 0 || late >= g || (g > 1 && (uint64_t)g * 63 > (uint64_t)ahead * 8)) {
+			print_error("timer %u (expires %#x, filed %u ahead) fired %u late, granularity %u\n",
+			            (unsigned)(x - T), x->expires, ahead, late, g);
+			fail();
+		}
+	}
 	/* Every earlier jiffy is done: nothing armed may be due before this. */
 	for (unsigned i = 0; i < NT; i++)
-		if (T[i].armed && &T[i] != x && sdiff(T[i].due, jiffy) < 0) {
+		if (T[i].armed && &T[i] != x && due_before(&T[i], jiffy)) {
 			print_error("timer %u due %#x missed; now running %#x\n", i, T[i].due, jiffy);
 			fail();
 		}
@@ -156,11 +239,12 @@ static void run(uint32_t now)
 	running = false;
 	if (sdiff(now, model_base) >= 0)
 		model_base = now + 1;
+	jiffies_64 = model_base - 1;    /* the tick's jiffy: the wheel is not stale */
 	assert_false(host_irqs_disabled);
 	/* Measured from the base, not from `now`: after a stale run, a timer
 	 * 2^31 - 1 ahead of the base would look past from `now`. */
 	for (unsigned i = 0; i < NT; i++)
-		if (T[i].armed && sdiff(T[i].due, model_base) < 0) {
+		if (T[i].armed && due_before(&T[i], model_base)) {
 			print_error("timer %u (expires %#x) due %#x still armed after run from %#x to %#x\n",
 			            i, T[i].expires, T[i].due, old_base, now);
 			fail();
@@ -171,6 +255,8 @@ static void run(uint32_t now)
 static void start_at(uint32_t base)
 {
 	timer_wheel_init(base);
+	timer_wheel_switch(kind);
+	jiffies_64 = base - 1;
 	model_base = base;
 	memset(T, 0, sizeof(T));
 	for (unsigned i = 0; i < NT; i++) {
@@ -229,7 +315,7 @@ static bool model_min_due(uint32_t *due)
 {
 	bool any = false;
 	for (unsigned i = 0; i < NT; i++)
-		if (T[i].armed && (!any || sdiff(T[i].due, *due) < 0)) {
+		if (T[i].armed && (!any || T[i].due - model_base < *due - model_base)) {
 			*due = T[i].due;
 			any = true;
 		}
@@ -285,6 +371,21 @@ static void test_random_against_model(void **state)
 		random_sequence(1000 + variant, variant, 6000);
 }
 
+/* cmocka setup and teardown: the test runs on the level wheel. */
+static int on_level_wheel(void **state)
+{
+	(void)state;
+	kind = TIMER_WHEEL_LEVEL;
+	return 0;
+}
+
+static int on_cascade_wheel(void **state)
+{
+	(void)state;
+	kind = TIMER_WHEEL_CASCADE;
+	return 0;
+}
+
 /* Re-arming pending timers a little earlier or later, so the new expiry
  * often falls in the bucket the timer is already in (timer_mod then only
  * updates it and the bucket's cached earliest timer), against the model. */
@@ -316,6 +417,7 @@ static void test_random_nudges_against_model(void **state)
 		assert_true(fired_total > 0);
 	}
 }
+
 
 /* The cases of a re-arm within a bucket, one by one: the cached earliest
  * timer moving later (unknown until the next query), another timer moving
@@ -944,7 +1046,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_del_of_a_never_armed_static_timer),
 		cmocka_unit_test(test_random_against_model),
+		cmocka_unit_test_setup_teardown(test_random_against_model, on_level_wheel, on_cascade_wheel),
 		cmocka_unit_test(test_random_nudges_against_model),
+		cmocka_unit_test_setup_teardown(test_random_nudges_against_model, on_level_wheel, on_cascade_wheel),
 		cmocka_unit_test(test_rearm_within_bucket),
 		cmocka_unit_test(test_exact_jiffy_every_level),
 		cmocka_unit_test(test_current_bucket_both_ways),
