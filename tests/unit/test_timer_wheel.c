@@ -1041,6 +1041,160 @@ static void test_del_of_a_never_armed_static_timer(void **state)
 	assert_false(timer_pending(&never));
 }
 
+/* ------------------------------------------------------------ the two wheels */
+
+#define MANY 10000
+static struct timer many[MANY];
+static uint32_t many_soft[MANY], many_fired_at[MANY];
+static unsigned many_fired[MANY];
+
+static void many_cb(struct timer *t)
+{
+	unsigned i = (unsigned)(t - many);
+	many_fired[i]++;
+	many_fired_at[i] = timer_wheel_base() - 1;
+}
+
+/* 10^4 timers 2^14 .. 2^20 jiffies ahead; the worst work (timers moved
+ * or taken to run, struct timer_base's `work`) of one tick over the next
+ * 2^15 jiffies.  Deterministic: work is counted, not timed. */
+static uint32_t worst_tick_work(enum timer_wheel_kind k)
+{
+	rng_state = 77;
+	timer_wheel_init(0);
+	timer_wheel_switch(k);
+	jiffies_64 = 0;
+	for (unsigned i = 0; i < MANY; i++) {
+		timer_init(&many[i], many_cb, "many");
+		timer_mod(&many[i], (1u << 14) + rnd_below((1u << 20) - (1u << 14)));
+	}
+	struct timer_base *w = arch_timer_base(0);
+	uint32_t worst = 0;
+	for (uint32_t j = 0; j < (1u << 15); j++) {
+		uint32_t before = w->work;
+		jiffies_64 = j;
+		timer_run_expired(j);
+		if (w->work - before > worst)
+			worst = w->work - before;
+	}
+	for (unsigned i = 0; i < MANY; i++)
+		timer_del(&many[i]);
+	return worst;
+}
+
+/* The cascading wheel moves a whole level-2 bucket (~160 timers, none of
+ * them due) at jiffy 2^14; the level wheel touches a timer only when its
+ * bucket runs, a handful a tick. */
+static void test_worst_tick_cascade_spikes_level_flat(void **state)
+{
+	(void)state;
+	uint32_t cascade = worst_tick_work(TIMER_WHEEL_CASCADE);
+	uint32_t level = worst_tick_work(TIMER_WHEEL_LEVEL);
+	print_message("worst tick with %u timers: cascade %u, level %u timers touched\n",
+	              MANY, cascade, level);
+	assert_true(cascade >= 100);
+	assert_true(level * 8 < cascade);
+}
+
+/* Switching wheels at runtime, twice, with 10^4 windows pending: every
+ * timer stays pending and fires once, never before its soft end, and no
+ * later than its hard end widened by the level wheel's granularity. */
+static void test_switch_keeps_every_timer(void **state)
+{
+	(void)state;
+	rng_state = 78;
+	timer_wheel_init(0xFFFFFFFFu - 5000);
+	jiffies_64 = 0xFFFFFFFFu - 5001;
+	uint32_t now = 0xFFFFFFFFu - 5001;
+	for (unsigned i = 0; i < MANY; i++) {
+		timer_init(&many[i], many_cb, "many");
+		many_fired[i] = 0;
+		many_soft[i] = now + 1 + rnd_below(i % 2 ? 300 : 200000);
+		timer_mod_range(&many[i], many_soft[i], many_soft[i] + rnd_below(50));
+	}
+	enum timer_wheel_kind order[] = { TIMER_WHEEL_LEVEL, TIMER_WHEEL_CASCADE, TIMER_WHEEL_LEVEL };
+	for (unsigned step = 0; step < 3; step++) {
+		unsigned pending = timer_count();
+		timer_wheel_switch(order[step]);
+		assert_int_equal(timer_wheel_current(), order[step]);
+		assert_int_equal(timer_count(), pending);
+		for (unsigned k = 0; k < 3000; k++) {
+			now++;
+			jiffies_64 = now;
+			timer_run_expired(now);
+		}
+	}
+	for (unsigned k = 0; k < 300000 && timer_count(); k++) {
+		now++;
+		jiffies_64 = now;
+		timer_run_expired(now);
+	}
+	assert_int_equal(timer_count(), 0);
+	for (unsigned i = 0; i < MANY; i++) {
+		assert_int_equal(many_fired[i], 1);
+		assert_true(time_after_eq(many_fired_at[i], many_soft[i]));
+		/* 200000 ahead is level 5 at most: 2^15 granularity. */
+		assert_true(many_fired_at[i] - many_soft[i] < 50 + (1u << 15));
+	}
+}
+
+static unsigned switches_refused;
+
+static void switch_inside(struct tt *x)
+{
+	(void)x;
+	expect_panic(timer_wheel_switch(TIMER_WHEEL_LEVEL), "timer_wheel_switch: called from a timer callback");
+	switches_refused++;
+}
+
+static void test_switch_from_callback_panics(void **state)
+{
+	(void)state;
+	start_at(0);
+	T[0].then = switch_inside;
+	model_arm(&T[0], 1);
+	switches_refused = 0;
+	run(1);
+	assert_int_equal(T[0].fired, 1);
+	assert_int_equal(switches_refused, 1);
+}
+
+/* The regression Linux 4.8 met: a CPU idle for 100,000 jiffies has its
+ * wheel's base that far behind.  A timer armed then for 10 jiffies from
+ * now, measured from the stale base, would land in level 4 (4096-jiffy
+ * buckets) and fire up to 4095 jiffies late.  Forwarded, it is exact. */
+static void test_level_forwards_a_stale_base(void **state)
+{
+	(void)state;
+	start_at(1000);
+	jiffies_64 = 1000 + 100000;             /* idle: no run since */
+	model_base = 1000 + 100000;             /* (what the forwarding does) */
+	model_arm(&T[0], 1000 + 100000 + 10);
+	/* Not run(): its model checks would stop at the stale timer first. */
+	running = true;
+	run_now = 1000 + 100000 + 10;
+	timer_run_expired(run_now);
+	running = false;
+	assert_int_equal(T[0].fired, 1);
+	assert_int_equal(T[0].fired_at, 1000 + 100000 + 10);
+}
+
+/* ... but never past a bucket still to run: a timer due at 1050, not yet
+ * run because nothing ran since 1000, keeps the base at 1050. */
+static void test_level_forward_stops_at_the_next_bucket(void **state)
+{
+	(void)state;
+	start_at(1000);
+	model_arm(&T[0], 1050);
+	jiffies_64 = 1000 + 100000;
+	timer_mod(&T[1].t, 1000 + 100000 + 10);
+	assert_int_equal(timer_wheel_base(), 1050);
+	timer_del(&T[1].t);
+	run(1000 + 100000);
+	assert_int_equal(T[0].fired, 1);
+	assert_int_equal(T[0].fired_at, 1050);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1070,6 +1224,11 @@ int main(void)
 		cmocka_unit_test(test_init_from_own_callback_panics),
 		cmocka_unit_test(test_long_skip_is_fast),
 		cmocka_unit_test(test_count_and_for_each),
+		cmocka_unit_test(test_worst_tick_cascade_spikes_level_flat),
+		cmocka_unit_test(test_switch_keeps_every_timer),
+		cmocka_unit_test(test_switch_from_callback_panics),
+		cmocka_unit_test_setup_teardown(test_level_forwards_a_stale_base, on_level_wheel, on_cascade_wheel),
+		cmocka_unit_test_setup_teardown(test_level_forward_stops_at_the_next_bucket, on_level_wheel, on_cascade_wheel),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
