@@ -67,6 +67,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "time/jiffies.h"
 #include "time/timer.h"
 
 #if __has_include(<valgrind/callgrind.h>)
@@ -819,6 +820,59 @@ static void usage(void)
 	exit(2);
 }
 
+/* ------------------------------------------------ the two wheels */
+
+/* The cascading wheel against the level wheel (kernel/time/timer_level.c)
+ * with n timers pending, 2^14 .. 2^20 jiffies ahead: add, cancel and
+ * next-expiry cost, and the worst single tick over the next 2^16 jiffies,
+ * in ns and in work units (timers moved or taken to run: struct
+ * timer_base's `work`, the unit the host test asserts on). */
+static void wheels_compare(unsigned n)
+{
+	struct timer *t = calloc(n, sizeof(*t));
+	if (!t)
+		abort();
+	for (int k = 0; k < 2; k++) {
+		enum timer_wheel_kind kind = k ? TIMER_WHEEL_LEVEL : TIMER_WHEEL_CASCADE;
+		timer_wheel_init(0);
+		timer_wheel_switch(kind);
+		jiffies_64 = 0;
+		rng = 88172645463325252ull;
+		for (unsigned i = 0; i < n; i++)
+			timer_init(&t[i], wheel_fire, "bench");
+		uint64_t t0 = now_ns();
+		for (unsigned i = 0; i < n; i++)
+			timer_mod(&t[i], (1u << 14) + rnd() % ((1u << 20) - (1u << 14)));
+		double add = (double)(now_ns() - t0) / n;
+		uint32_t next = 0;
+		t0 = now_ns();
+		for (unsigned q = 0; q < 100000; q++)
+			timer_next_expiry(&next);
+		double query = (double)(now_ns() - t0) / 100000;
+		struct timer_base *w = arch_timer_base(0);
+		uint64_t worst_ns = 0;
+		uint32_t worst_work = 0;
+		for (uint32_t j = 0; j < (1u << 16); j++) {
+			uint32_t before = w->work;
+			jiffies_64 = j;
+			t0 = now_ns();
+			timer_run_expired(j);
+			uint64_t ns = now_ns() - t0;
+			if (ns > worst_ns)
+				worst_ns = ns;
+			if (w->work - before > worst_work)
+				worst_work = w->work - before;
+		}
+		t0 = now_ns();
+		for (unsigned i = 0; i < n; i++)
+			timer_del(&t[i]);
+		double cancel = (double)(now_ns() - t0) / n;
+		printf("  %-8s %7u %9.1f %10.1f %11.1f %13llu %11u\n", timer_wheel_name(kind), n, add,
+		       cancel, query, (unsigned long long)worst_ns, worst_work);
+	}
+	free(t);
+}
+
 int main(int argc, char **argv)
 {
 	const char *dir = ".";
@@ -853,6 +907,11 @@ int main(int argc, char **argv)
 	}
 	printf("\n");
 	print_counts();
+	printf("\nthe two wheels, timers 2^14..2^20 jiffies ahead; worst tick over 2^16 jiffies (ns noisy):\n");
+	printf("  %-8s %7s %9s %10s %11s %13s %11s\n", "wheel", "pending", "add ns", "cancel ns",
+	       "next-exp ns", "worst tick ns", "worst work");
+	wheels_compare(10000);
+	wheels_compare(100000 / scale);
 	write_csv(dir);
 	return 0;
 }

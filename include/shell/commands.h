@@ -10,6 +10,7 @@ int cmd_uptime(int argc, char **argv);
 int cmd_clocksource(int argc, char **argv);
 int cmd_clockevent(int argc, char **argv);
 int cmd_timers(int argc, char **argv);
+int cmd_wheel(int argc, char **argv);
 int cmd_irqs(int argc, char **argv);
 int cmd_sleep(int argc, char **argv);
 int cmd_hz(int argc, char **argv);

@@ -47,10 +47,23 @@ struct timer {
 	struct timer_base *base;   /* the CPU wheel it is (or was last) on */
 };
 
-/* The wheel's shape (kernel/time/timer.c explains the levels). */
-#define WHEEL_LEVELS   5
-#define WHEEL_BUCKETS  (256 + 4 * 64)
+/* Two wheels behind this one API, chosen at boot (wheel=cascade|level) or
+ * switched at runtime (timer_wheel_switch): the cascading wheel Linux used
+ * until 4.7 (kernel/time/timer.c explains its levels) and the level wheel
+ * of Linux 4.8 (kernel/time/timer_level.c).  Both file timers in the same
+ * arrays; they are sized for the larger. */
+enum timer_wheel_kind { TIMER_WHEEL_CASCADE, TIMER_WHEEL_LEVEL };
+#define WHEEL_CASCADE_BUCKETS  (256 + 4 * 64)
+#define WHEEL_LEVEL_BUCKETS    (9 * 64)
+#define WHEEL_BUCKETS  (WHEEL_LEVEL_BUCKETS > WHEEL_CASCADE_BUCKETS ? \
+                        WHEEL_LEVEL_BUCKETS : WHEEL_CASCADE_BUCKETS)
 #define BITS_PER_WORD  32
+_Static_assert(WHEEL_BUCKETS >= WHEEL_CASCADE_BUCKETS && WHEEL_BUCKETS >= WHEEL_LEVEL_BUCKETS,
+               "the bucket arrays hold either wheel");
+_Static_assert(WHEEL_BUCKETS % BITS_PER_WORD == 0 && WHEEL_BUCKETS < 0xFFFF,
+               "whole occupancy words; a bucket number fits struct timer's `bucket`");
+
+struct wheel_ops;
 
 /* One CPU's wheel: every CPU has its own (the kernel keeps it in the CPU's
  * struct cpu; arch_timer_base finds it), under its own lock.  Only
@@ -58,6 +71,7 @@ struct timer {
 struct timer_base {
 	spinlock_t lock;
 	unsigned cpu;                           /* whose wheel */
+	const struct wheel_ops *ops;            /* which wheel: how buckets are used */
 	uint32_t base;                          /* next jiffy to process */
 	struct timer *bucket[WHEEL_BUCKETS];
 	/* Each bucket's earliest timer, or NULL when not known (recomputed on
@@ -71,6 +85,11 @@ struct timer_base {
 	unsigned count;                         /* pending timers */
 	bool in_run;                            /* inside timer_run_expired */
 	uint32_t run_until;                     /* the `now` it runs up to */
+	/* Work done by timer_run_expired: timers moved to another bucket
+	 * (cascaded, re-filed) or taken to be run.  Only ever counts up; the
+	 * unit tests and bench/timer_bench.c read it to compare the wheels'
+	 * cost per tick without a clock. */
+	uint32_t work;
 };
 
 /* Every CPU's wheel starts at `now` (the current jiffies): its base, the
@@ -158,5 +177,15 @@ uint32_t timer_wheel_base(void);
  * base new_now; a timer mapped to new_now or earlier fires on the next run.
  * Not from a timer callback (panics). */
 void timer_wheel_remap(uint32_t new_now, uint32_t (*map)(uint32_t expires, void *ctx), void *ctx);
+
+/* Which wheel files timers.  timer_wheel_init uses the boot choice
+ * (wheel=, cascade unless given); timer_wheel_switch moves every pending
+ * timer on every CPU to the other wheel, each keeping its window [soft,
+ * hard].  Not from a timer callback (panics). */
+void timer_wheel_switch(enum timer_wheel_kind kind);
+enum timer_wheel_kind timer_wheel_current(void);
+const char *timer_wheel_name(enum timer_wheel_kind kind);
+/* "cascade" or "level" to a kind: 0, or -EINVAL. */
+int timer_wheel_parse(const char *s, enum timer_wheel_kind *kind);
 
 #endif

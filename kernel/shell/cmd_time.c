@@ -1,5 +1,5 @@
 /* kernel/shell/cmd_time.c — the shell's window onto the time subsystem:
- * uptime, clocksource, clockevent, timers, irqs, sleep, hz, tick, busy
+ * uptime, clocksource, clockevent, timers, wheel, irqs, sleep, hz, tick, busy
  * (dyntick, wakeups, idle and the other tickless experiments are in
  * cmd_dyntick.c).  Each handler parses strictly (include/shell/args.h) and
  * answers errors with "error:" or a usage line. */
@@ -162,6 +162,7 @@ int cmd_timers(int argc, char **argv)
 	if (argc != 1)
 		return SHELL_USAGE;
 	uint64_t now = ktime_get_ns();
+	kprintf("wheel: %s\n", timer_wheel_name(timer_wheel_current()));
 	/* Each CPU's own wheel and heap: a timer fires on the CPU it is on. */
 	for (unsigned cpu = 0; cpu < cpus_online; cpu++) {
 		if (cpus_online > 1)
@@ -171,6 +172,25 @@ int cmd_timers(int argc, char **argv)
 		timer_for_each_on(cpu, show_timer, NULL);
 		hrtimer_for_each_on(cpu, show_hrtimer, &now);
 	}
+	return 0;
+}
+
+/* ---------------------------------------------------------- wheel */
+
+/* Which timer wheel files the timers (kernel/time/timer.c, timer_level.c),
+ * or switch to the other: every pending timer on every CPU moves over. */
+int cmd_wheel(int argc, char **argv)
+{
+	enum timer_wheel_kind kind;
+	if (argc == 2 && timer_wheel_parse(argv[1], &kind) == 0) {
+		timer_wheel_switch(kind);
+	} else if (argc != 1) {
+		return SHELL_USAGE;
+	}
+	unsigned pending = 0;
+	for (unsigned cpu = 0; cpu < cpus_online; cpu++)
+		pending += timer_count_on(cpu);
+	kprintf("wheel: %s, %u timers pending\n", timer_wheel_name(timer_wheel_current()), pending);
 	return 0;
 }
 

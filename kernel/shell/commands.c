@@ -39,6 +39,7 @@ const struct shell_command shell_commands[] = {
 	{ "clocksource", "[NAME]",    "list counters (* = in use), or switch to NAME", cmd_clocksource },
 	{ "clockevent", "[NAME]",     "list timer interrupt devices (* = tick), or switch the tick to NAME", cmd_clockevent },
 	{ "timers",   "",             "pending wheel timers and hrtimers, per CPU", cmd_timers },
+	{ "wheel",    "[cascade|level]", "which timer wheel files timers, or switch (pending timers move over)", cmd_wheel },
 	{ "cpus",     "",             "one line per CPU: APIC ID, idle or busy, its tick, wakeups since reset", cmd_cpus },
 	{ "irqs",     "",             "interrupt counts per line, like /proc/interrupts", cmd_irqs },
 	{ "sleep",    "MS",           "sleep MS milliseconds (0..86400000) on a timer; Ctrl-C stops", cmd_sleep },

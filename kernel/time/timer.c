@@ -1,4 +1,7 @@
-/* kernel/time/timer.c — jiffy timers on a cascading hierarchical w->
+/* kernel/time/timer.c — jiffy timers on a cascading hierarchical wheel, and
+ * the timer API both wheels share (the other wheel, Linux 4.8's, which never
+ * cascades, is kernel/time/timer_level.c; timer_wheel.h is the seam: the
+ * API functions here, each wheel's bucket layer behind struct wheel_ops).
  *
  * The design is the timer wheel Linux used until 4.7 (after Varghese and
  * Lauck, "Hashed and hierarchical timing wheels", SOSP 1987).  Picture the
@@ -86,21 +89,17 @@
 #include "time/timer.h"
 #include "time/jiffies.h"
 #include "time/arch.h"
+#include "cmdline.h"
+#include "errno.h"
+#include "kstring.h"
 #include "spinlock.h"
+#include "timer_wheel.h"
 
-
-/* t->bucket of a timer taken from its bucket and waiting to be run. */
-#define TIMER_BUCKET_RUNNING  0xFFFFu
-
-struct wheel_level {
-	unsigned shift;     /* bucket width is 2^shift jiffies */
-	unsigned size;      /* buckets in this level, a power of two */
-	unsigned first;     /* its first bucket in w->bucket[] */
-};
+#define CASCADE_LEVELS  5
 
 /* Each level's first bucket is a multiple of 32, so each level's bits
  * start on a fresh word of w->occupied[]. */
-static const struct wheel_level wheel_levels[WHEEL_LEVELS] = {
+static const struct wheel_level cascade_levels[CASCADE_LEVELS] = {
 	{ .shift = 0,  .size = 256, .first = 0 },
 	{ .shift = 8,  .size = 64,  .first = 256 },
 	{ .shift = 14, .size = 64,  .first = 320 },
@@ -118,24 +117,25 @@ static void bucket_mark(struct timer_base *w, unsigned b, bool occupied)
 		w->occupied[b / BITS_PER_WORD] &= ~bit;
 }
 
-/* Which bucket a timer expiring at `expires` goes in, seen from the base. */
-static inline unsigned wheel_bucket_for(const struct timer_base *w, uint32_t expires)
+/* Which bucket a timer expiring at `expires` goes in, seen from the base:
+ * the finest level whose span covers it. */
+static unsigned cascade_bucket_for(const struct timer_base *w, uint32_t expires)
 {
 	uint32_t delta = expires - w->base;
 	if ((int32_t)delta < 0)         /* already due: with the next jiffy */
-		return w->base % wheel_levels[0].size;
+		return w->base % cascade_levels[0].size;
 	unsigned level = 0;
-	while (level < WHEEL_LEVELS - 1 &&
-	       delta >= (uint32_t)wheel_levels[level].size << wheel_levels[level].shift)
+	while (level < CASCADE_LEVELS - 1 &&
+	       delta >= (uint32_t)cascade_levels[level].size << cascade_levels[level].shift)
 		level++;
-	const struct wheel_level *lv = &wheel_levels[level];
+	const struct wheel_level *lv = &cascade_levels[level];
 	return lv->first + ((expires >> lv->shift) & (lv->size - 1));
 }
 
-/* Put t at the head of bucket b, the one wheel_bucket_for(w, t->expires)
- * names (interrupts off).  The bucket's cached timer is the one with the
- * earliest hard end. */
-static void bucket_insert(struct timer_base *w, struct timer *t, unsigned b)
+/* Put t at the head of bucket b, the one the wheel's bucket_for names for
+ * t->expires (interrupts off).  The bucket's cached timer is the one with
+ * the earliest hard end. */
+void wheel_bucket_insert(struct timer_base *w, struct timer *t, unsigned b)
 {
 	struct timer *min = w->bucket_min[b];
 	t->next = w->bucket[b];
@@ -155,7 +155,7 @@ static void bucket_insert(struct timer_base *w, struct timer *t, unsigned b)
 /* Put t in its bucket (t->expires set, interrupts off). */
 static void wheel_place(struct timer_base *w, struct timer *t)
 {
-	bucket_insert(w, t, wheel_bucket_for(w, t->expires));
+	wheel_bucket_insert(w, t, w->ops->bucket_for(w, t->expires));
 }
 
 /* Re-arm a pending t whose new expiry maps to the bucket it is already in
@@ -195,7 +195,7 @@ static void wheel_unlink(struct timer_base *w, struct timer *t)
 }
 
 /* Empty bucket b and return its list (interrupts off). */
-static struct timer *bucket_take(struct timer_base *w, unsigned b)
+struct timer *wheel_bucket_take(struct timer_base *w, unsigned b)
 {
 	struct timer *list = w->bucket[b];
 	w->bucket[b] = NULL;
@@ -229,10 +229,11 @@ static int level_scan(const struct timer_base *w, const struct wheel_level *lv, 
 
 /* A level's earliest timers (see the header comment): its first occupied
  * bucket in wheel order, and the start of the block that bucket stands for
- * — the jiffy at which the wheel must cascade it (level 0: run it). */
-static bool level_first(const struct timer_base *w, unsigned level, unsigned *bucket, uint32_t *start)
+ * — the jiffy at which the wheel must cascade it (level 0: run it), or on
+ * the level wheel collect it. */
+static bool level_first(const struct timer_base *w, const struct wheel_level *lv,
+                        unsigned *bucket, uint32_t *start)
 {
-	const struct wheel_level *lv = &wheel_levels[level];
 	uint32_t width = 1u << lv->shift;
 	unsigned current = (w->base >> lv->shift) & (lv->size - 1);
 	unsigned k0 = (w->base & (width - 1)) == 0 ? 0 : 1;
@@ -246,15 +247,16 @@ static bool level_first(const struct timer_base *w, unsigned level, unsigned *bu
 }
 
 /* The next jiffy, from the base on, at which the wheel has work: a level-0
- * bucket to run or a non-empty bucket to cascade.  Its distance from the
- * base; false if the wheel is empty. */
-static bool wheel_next_work(const struct timer_base *w, uint32_t *distance)
+ * bucket to run or a non-empty bucket to cascade (on the level wheel: a
+ * bucket to collect).  Its distance from the base; false if the wheel is
+ * empty. */
+bool wheel_next_work(const struct timer_base *w, uint32_t *distance)
 {
 	bool found = false;
-	for (unsigned level = 0; level < WHEEL_LEVELS; level++) {
+	for (unsigned level = 0; level < w->ops->nlevels; level++) {
 		unsigned b;
 		uint32_t start;
-		if (level_first(w, level, &b, &start) && (!found || start - w->base < *distance)) {
+		if (level_first(w, &w->ops->levels[level], &b, &start) && (!found || start - w->base < *distance)) {
 			*distance = start - w->base;
 			found = true;
 		}
@@ -271,18 +273,54 @@ static bool wheel_next_work(const struct timer_base *w, uint32_t *distance)
  * new level, never to a bucket this loop has just emptied. */
 static void wheel_cascade(struct timer_base *w, uint32_t j)
 {
-	for (unsigned level = 1; level < WHEEL_LEVELS; level++) {
-		const struct wheel_level *lv = &wheel_levels[level];
+	for (unsigned level = 1; level < CASCADE_LEVELS; level++) {
+		const struct wheel_level *lv = &cascade_levels[level];
 		if (j & ((1u << lv->shift) - 1))
 			break;
-		struct timer *list = bucket_take(w, lv->first + ((j >> lv->shift) & (lv->size - 1)));
+		struct timer *list = wheel_bucket_take(w, lv->first + ((j >> lv->shift) & (lv->size - 1)));
 		while (list) {
 			struct timer *t = list;
 			list = t->next;
 			wheel_place(w, t);
+			w->work++;
 		}
 	}
 }
+
+/* Put t, just taken from its bucket, on the list of timers to run now. */
+void wheel_run_add(struct timer_base *w, struct timer *t)
+{
+	t->next = w->running;
+	if (t->next)
+		t->next->pprev = &t->next;
+	w->running = t;
+	t->pprev = &w->running;
+	t->bucket = TIMER_BUCKET_RUNNING;
+	w->work++;
+}
+
+/* Jiffy j on the cascading wheel: cascade, then run its level-0 bucket. */
+static void cascade_collect(struct timer_base *w, uint32_t j)
+{
+	wheel_cascade(w, j);
+	struct timer *list = wheel_bucket_take(w, j % cascade_levels[0].size);
+	while (list) {
+		struct timer *t = list;
+		list = t->next;
+		wheel_run_add(w, t);
+	}
+}
+
+const struct wheel_ops timer_cascade_ops = {
+	.kind = TIMER_WHEEL_CASCADE,
+	.name = "cascade",
+	.levels = cascade_levels,
+	.nlevels = CASCADE_LEVELS,
+	.bucket_for = cascade_bucket_for,
+	.collect = cascade_collect,
+	.runs_at_block_start = false,
+	.forward = NULL,
+};
 
 /* Start from scratch at `now`.  Interrupts off. */
 static void wheel_reset(struct timer_base *w, uint32_t now)
@@ -322,6 +360,45 @@ static struct timer_base *lock_timer_base(const struct timer *t, unsigned long *
 
 void (*timer_armed_remote)(unsigned cpu);
 
+/* The wheel timer_wheel_init starts with: the boot option wheel= sets it. */
+static const struct wheel_ops *boot_wheel = &timer_cascade_ops;
+
+static const struct wheel_ops *wheel_ops_of(enum timer_wheel_kind kind)
+{
+	return kind == TIMER_WHEEL_LEVEL ? &timer_level_ops : &timer_cascade_ops;
+}
+
+const char *timer_wheel_name(enum timer_wheel_kind kind)
+{
+	return wheel_ops_of(kind)->name;
+}
+
+int timer_wheel_parse(const char *s, enum timer_wheel_kind *kind)
+{
+	if (s && strcmp(s, timer_cascade_ops.name) == 0)
+		*kind = TIMER_WHEEL_CASCADE;
+	else if (s && strcmp(s, timer_level_ops.name) == 0)
+		*kind = TIMER_WHEEL_LEVEL;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+static int wheel_option(const char *value)
+{
+	enum timer_wheel_kind kind;
+	if (timer_wheel_parse(value, &kind) != 0)
+		return -EINVAL;
+	boot_wheel = wheel_ops_of(kind);
+	return 0;
+}
+BOOT_OPTION("wheel", wheel_option, "timer wheel: cascade (Linux to 4.7) or level (Linux 4.8)");
+
+enum timer_wheel_kind timer_wheel_current(void)
+{
+	return READ_ONCE(this_base()->ops)->kind;
+}
+
 /* Any timers still pending are forgotten (they must not be used again
  * without timer_init). */
 void timer_wheel_init(uint32_t now)
@@ -333,6 +410,7 @@ void timer_wheel_init(uint32_t now)
 			spin_unlock(&w->lock);  /* (a test catches the panic) */
 			panic("timer_wheel_init: called from a timer callback");
 		}
+		w->ops = boot_wheel;
 		wheel_reset(w, now);
 		w->cpu = cpu;
 		spin_unlock_irqrestore(&w->lock, flags);
@@ -413,7 +491,12 @@ static uint32_t class_hard(const struct timer_base *w, const struct timer *t, ui
 static void wheel_arm(struct timer_base *w, struct timer *t, uint32_t expires, uint32_t hard,
                       int was_pending)
 {
-	unsigned b = wheel_bucket_for(w, expires);
+	/* The level wheel moves a stale base forward before any arm
+	 * (timer_level.c, level_forward, says why): the level is then
+	 * reckoned from now, not from when the CPU went idle. */
+	if (w->ops->forward && !w->in_run)
+		w->ops->forward(w);
+	unsigned b = w->ops->bucket_for(w, expires);
 	if (time_before(hard, expires))
 		hard = expires;
 	/* A wide window on a far timer (100% slack on 2^30 jiffies) can put
@@ -430,7 +513,7 @@ static void wheel_arm(struct timer_base *w, struct timer *t, uint32_t expires, u
 			wheel_unlink(w, t);
 		t->expires = expires;
 		t->hard = hard;
-		bucket_insert(w, t, b);
+		wheel_bucket_insert(w, t, b);
 		w->count++;
 	}
 }
@@ -573,13 +656,9 @@ void timer_run_expired(uint32_t now)
 		uint32_t j = w->base + distance;
 		w->base = j;
 
-		/* Jiffy j: cascade, then take its level-0 bucket to run. */
-		wheel_cascade(w, j);
-		w->running = bucket_take(w, j % wheel_levels[0].size);
-		if (w->running)
-			w->running->pprev = &w->running;
-		for (struct timer *t = w->running; t; t = t->next)
-			t->bucket = TIMER_BUCKET_RUNNING;
+		/* Jiffy j: the wheel hands over what is due (cascading first,
+		 * on the cascading wheel). */
+		w->ops->collect(w, j);
 		w->base = j + 1;
 
 		while (w->running) {
@@ -616,7 +695,8 @@ static struct timer *list_min(const struct timer_base *w, struct timer *t, struc
 }
 
 /* The pending timer with the earliest hard end, or NULL: the latest jiffy
- * to wake at that still serves every pending timer.  Interrupts off.
+ * to wake at that still serves every pending timer, in *when.  Interrupts
+ * off.
  *
  * Buckets are filed by soft end (expires), and hard >= soft.  So walk each
  * level's buckets in time order (the header comment proves the order) and
@@ -625,13 +705,19 @@ static struct timer *list_min(const struct timer_base *w, struct timer *t, struc
  * With exact timers that is each level's first bucket, as before windows;
  * with wide windows, as many buckets as lie inside the earliest window.
  * Each bucket gives its cached earliest-hard timer; a list is walked only
- * when that cache was invalidated. */
-static struct timer *wheel_earliest(struct timer_base *w)
+ * when that cache was invalidated.
+ *
+ * On the level wheel a bucket's block start is the jiffy its timers run
+ * (timer_level.c): none can run before it, so its timers' wake-up is
+ * max(start, hard), and the bucket's is max(start, its earliest hard). */
+static struct timer *wheel_earliest(struct timer_base *w, uint32_t *when)
 {
 	/* Asked from a callback: the timers still waiting to run count too. */
 	struct timer *best = list_min(w, w->running, NULL);
-	for (unsigned level = 0; level < WHEEL_LEVELS; level++) {
-		const struct wheel_level *lv = &wheel_levels[level];
+	int32_t best_at = best ? (int32_t)(best->hard - w->base) : 0;   /* from the base */
+	const struct wheel_ops *ops = w->ops;
+	for (unsigned level = 0; level < ops->nlevels; level++) {
+		const struct wheel_level *lv = &ops->levels[level];
 		uint32_t width = 1u << lv->shift;
 		unsigned current = (w->base >> lv->shift) & (lv->size - 1);
 		unsigned k0 = (w->base & (width - 1)) == 0 ? 0 : 1;
@@ -641,19 +727,24 @@ static struct timer *wheel_earliest(struct timer_base *w)
 			if (d < 0 || k + (unsigned)d >= k0 + lv->size)
 				break;          /* empty, or gone round */
 			k += (unsigned)d;
-			uint32_t start = block0 + (uint32_t)k * width;
+			int32_t start = (int32_t)(block0 + (uint32_t)k * width - w->base);
 			/* (The base's own bucket also holds the overdue timers,
 			 * armed for the past: it is always looked at.) */
-			if (best && !(level == 0 && k == 0) &&
-			    (int32_t)(start - w->base) > (int32_t)(best->hard - w->base))
+			if (best && !(level == 0 && k == 0) && start > best_at)
 				break;          /* every timer from here is later */
 			unsigned b = lv->first + ((current + k) & (lv->size - 1));
 			if (!w->bucket_min[b])
 				w->bucket_min[b] = list_min(w, w->bucket[b], NULL);
-			if (hard_before(w, w->bucket_min[b], best))
+			int32_t at = (int32_t)(w->bucket_min[b]->hard - w->base);
+			if (ops->runs_at_block_start && at < start)
+				at = start;
+			if (!best || at < best_at) {
 				best = w->bucket_min[b];
+				best_at = at;
+			}
 		}
 	}
+	*when = w->base + (uint32_t)best_at;
 	return best;
 }
 
@@ -661,9 +752,10 @@ bool timer_next_expiry_on(unsigned cpu, uint32_t *expires, const char **name)
 {
 	struct timer_base *w = arch_timer_base(cpu);
 	unsigned long flags = spin_lock_irqsave(&w->lock);
-	struct timer *t = wheel_earliest(w);
+	uint32_t when;
+	struct timer *t = wheel_earliest(w, &when);
 	if (t) {
-		*expires = t->hard;
+		*expires = when;
 		if (name)
 			*name = t->name;
 	}
@@ -718,16 +810,18 @@ uint32_t timer_wheel_base(void)
 }
 
 /* Gather every pending timer of one wheel on one list, start the wheel
- * afresh at new_now, and queue each again at its mapped expiry.  The
- * timers stay pending throughout; one whose new expiry is at or before
- * new_now fires on the next run.  Not from a callback: the run in progress
- * counts jiffies at the old rate. */
-static void wheel_remap(struct timer_base *w, uint32_t new_now,
-                        uint32_t (*map)(uint32_t expires, void *ctx), void *ctx)
+ * afresh at new_now with `ops`, and queue each again at its mapped expiry
+ * (map NULL: unchanged).  The timers stay pending throughout; one whose new
+ * expiry is at or before new_now fires on the next run.  Not from a
+ * callback: the run in progress counts jiffies at the old rate, and holds
+ * timers the old wheel collected. */
+static void wheel_rebuild(struct timer_base *w, const struct wheel_ops *ops, uint32_t new_now,
+                          uint32_t (*map)(uint32_t expires, void *ctx), void *ctx,
+                          const char *who)
 {
 	if (w->in_run && w == this_base()) {
 		spin_unlock(&w->lock);          /* (a test catches the panic) */
-		panic("timer_wheel_remap: called from a timer callback");
+		panic("%s: called from a timer callback", who);
 	}
 	/* Another CPU may be running its due timers (its lock dropped for a
 	 * callback): those wait on its running list, which stays as it is. */
@@ -742,13 +836,16 @@ static void wheel_remap(struct timer_base *w, uint32_t new_now,
 		}
 	}
 	unsigned count = w->count;
+	w->ops = ops;
 	wheel_reset(w, new_now);
 	w->running = running;
 	while (all) {
 		struct timer *t = all;
 		all = t->next;
-		t->expires = map(t->expires, ctx);
-		t->hard = map(t->hard, ctx);
+		if (map) {
+			t->expires = map(t->expires, ctx);
+			t->hard = map(t->hard, ctx);
+		}
 		wheel_place(w, t);
 	}
 	w->count = count;
@@ -759,7 +856,19 @@ void timer_wheel_remap(uint32_t new_now, uint32_t (*map)(uint32_t expires, void 
 	for (unsigned cpu = 0; cpu < arch_nr_cpus(); cpu++) {
 		struct timer_base *w = arch_timer_base(cpu);
 		unsigned long flags = spin_lock_irqsave(&w->lock);
-		wheel_remap(w, new_now, map, ctx);
+		wheel_rebuild(w, w->ops, new_now, map, ctx, "timer_wheel_remap");
+		spin_unlock_irqrestore(&w->lock, flags);
+	}
+}
+
+/* Each CPU's wheel keeps its base: every timer is filed again from the
+ * same "now", so it keeps its window and runs no earlier than before. */
+void timer_wheel_switch(enum timer_wheel_kind kind)
+{
+	for (unsigned cpu = 0; cpu < arch_nr_cpus(); cpu++) {
+		struct timer_base *w = arch_timer_base(cpu);
+		unsigned long flags = spin_lock_irqsave(&w->lock);
+		wheel_rebuild(w, wheel_ops_of(kind), w->base, NULL, NULL, "timer_wheel_switch");
 		spin_unlock_irqrestore(&w->lock, flags);
 	}
 }

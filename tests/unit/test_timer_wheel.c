@@ -1,13 +1,18 @@
-// SOURCES: kernel/time/timer.c kernel/time/slack.c kernel/time/jiffies.c tests/unit/host_arch.c
-/* tests/unit/test_timer_wheel.c — the cascading wheel against a model.
+// SOURCES: kernel/time/timer.c kernel/time/timer_level.c kernel/time/slack.c kernel/time/jiffies.c tests/unit/host_arch.c
+/* tests/unit/test_timer_wheel.c — both wheels against a model.
  *
  * The model is an array of armed timers.  For each it keeps the jiffy the
- * timer must fire on ("due"): its expiry, or — if that was already behind
- * the wheel's base when it was armed — the base itself, the next jiffy the
- * wheel processes.  Every callback checks that it runs on exactly its due
- * jiffy, that nothing armed was due earlier (order, and nothing skipped),
- * and every run checks that nothing due by its `now` is left.  After every
- * operation timer_next_expiry() must equal the model's minimum.
+ * timer must fire on ("due"): on the cascading wheel its expiry, or — if
+ * that was already behind the wheel's base when it was armed — the base
+ * itself, the next jiffy the wheel processes.  On the level wheel, its
+ * expiry rounded up to its level's granularity (model_level_expiry, from
+ * the table in kernel/time/timer_level.c).  Every callback checks that it
+ * runs on exactly its due jiffy, that nothing armed was due earlier (order,
+ * and nothing skipped), and every run checks that nothing due by its `now`
+ * is left.  On the level wheel each callback also checks the promise:
+ * never early, less than one granularity late, and the granularity at most
+ * 8/63 of how far ahead the timer was filed.  After every operation
+ * timer_next_expiry() must equal the model's minimum wake-up.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,6 +23,7 @@
 #include <time.h>
 #include <cmocka.h>
 
+#include "time/jiffies.h"
 #include "time/timer.h"
 
 #include "host_test.h"
@@ -35,6 +41,7 @@ struct tt {
 	uint32_t fired_at;
 	void (*then)(struct tt *x);     /* more work in the callback */
 	uint32_t period;
+	uint32_t armed_base;    /* the base it was armed at (level wheel) */
 };
 
 static struct tt T[NT];
@@ -47,11 +54,76 @@ static unsigned fired_total;
 /* a - b as a signed distance: the wrap-safe comparison. */
 static int32_t sdiff(uint32_t a, uint32_t b) { return (int32_t)(a - b); }
 
+/* Whether x's due jiffy is before j.  Measured from the jiffy before x
+ * was armed (j is never earlier: a callback arms for base = its jiffy + 1):
+ * on the level wheel the farthest timers round up to more than 2^31
+ * jiffies past that (filed again on the way), beyond a signed distance. */
+static bool due_before(const struct tt *x, uint32_t j)
+{
+	uint32_t from = x->armed_base - 1;
+	return x->due - from < j - from;
+}
+
+/* Which wheel the tests below run on (start_at switches to it). */
+static enum timer_wheel_kind kind = TIMER_WHEEL_CASCADE;
+
+/* The level wheel, as its header comment's table says: level L (granularity
+ * 8^L) takes what is at most 63 granularities ahead; the expiry rounds up
+ * to a multiple of it.  Beyond level 8, level 8's farthest bucket.  The
+ * granularity used goes to *gran. */
+static uint32_t model_level_expiry(uint32_t e, uint32_t base, uint32_t *gran)
+{
+	*gran = 1;
+	if (sdiff(e, base) < 0)
+		return base;
+	uint32_t g = 1;
+	for (unsigned level = 0; level < 9; level++, g *= 8)
+		if (e - base <= 63 * g) {
+			*gran = g;
+			return (e + g - 1) / g * g;     /* (wraps as the wheel does) */
+		}
+	g /= 8;
+	*gran = g;
+	return (base + g - 1) / g * g + 63 * g;
+}
+
+/* The level wheel's chain for x: the bucket expiries it passes through
+ * (more than one only beyond level 8's reach), stopped at the first not
+ * yet reached by `upto`, or at the one it runs in. */
+static uint32_t model_level_bucket(const struct tt *x, uint32_t upto, uint32_t *gran, uint32_t *from)
+{
+	uint32_t a = x->armed_base;
+	uint32_t e = model_level_expiry(x->expires, a, gran);
+	while (sdiff(e, x->expires) < 0 && sdiff(e, upto) < 0) {
+		a = e;
+		e = model_level_expiry(x->expires, a, gran);
+	}
+	if (from)
+		*from = a;
+	return e;
+}
+
+/* When the idle CPU must wake for x: its hard end (here its soft end: the
+ * tests arm with the default, exact class); on the level wheel not before
+ * the bucket it is in now comes up. */
+static uint32_t model_wake(const struct tt *x)
+{
+	if (kind == TIMER_WHEEL_CASCADE || due_before(x, model_base))
+		return x->expires;      /* (or already taken to be run) */
+	uint32_t g, e = model_level_bucket(x, model_base, &g, NULL);
+	return sdiff(e, x->expires) > 0 ? e : x->expires;
+}
+
 static void model_note_armed(struct tt *x, uint32_t expires)
 {
 	x->armed = true;
 	x->expires = expires;
+	x->armed_base = model_base;
 	x->due = sdiff(expires, model_base) < 0 ? model_base : expires;
+	if (kind == TIMER_WHEEL_LEVEL) {
+		uint32_t g;
+		x->due = model_level_bucket(x, x->expires, &g, NULL);
+	}
 }
 
 static void model_arm(struct tt *x, uint32_t expires)
@@ -79,8 +151,8 @@ static void check_next_expiry(void)
 	bool any = false;
 	int32_t best = 0;
 	for (unsigned i = 0; i < NT; i++)
-		if (T[i].armed && (!any || sdiff(T[i].expires, model_base) < best)) {
-			best = sdiff(T[i].expires, model_base);
+		if (T[i].armed && (!any || sdiff(model_wake(&T[i]), model_base) < best)) {
+			best = sdiff(model_wake(&T[i]), model_base);
 			any = true;
 		}
 	uint32_t got = 0;
@@ -101,7 +173,7 @@ static void check_next_expiry(void)
 	unsigned i = (unsigned)(name - names[0]) / sizeof(names[0]);
 	assert_true(i < NT && name == names[i]);
 	assert_true(T[i].armed);
-	assert_int_equal(T[i].expires, got);
+	assert_int_equal(model_wake(&T[i]), got);
 }
 
 static void check_model(void)
@@ -132,9 +204,20 @@ static void cb(struct timer *t)
 		fail();
 	}
 	assert_true(sdiff(run_now, jiffy) >= 0);
+	/* The level wheel's promise, for a timer armed for the future. */
+	if (kind == TIMER_WHEEL_LEVEL && sdiff(x->expires, x->armed_base) >= 0) {
+		uint32_t g, from;
+		model_level_bucket(x, x->expires, &g, &from);
+		uint32_t late = jiffy - x->expires, ahead = x->expires - from;
+		if (sdiff(jiffy, x->expires) < 0 || late >= g || (g > 1 && (uint64_t)g * 63 > (uint64_t)ahead * 8)) {
+			print_error("timer %u (expires %#x, filed %u ahead) fired %u late, granularity %u\n",
+			            (unsigned)(x - T), x->expires, ahead, late, g);
+			fail();
+		}
+	}
 	/* Every earlier jiffy is done: nothing armed may be due before this. */
 	for (unsigned i = 0; i < NT; i++)
-		if (T[i].armed && &T[i] != x && sdiff(T[i].due, jiffy) < 0) {
+		if (T[i].armed && &T[i] != x && due_before(&T[i], jiffy)) {
 			print_error("timer %u due %#x missed; now running %#x\n", i, T[i].due, jiffy);
 			fail();
 		}
@@ -156,11 +239,12 @@ static void run(uint32_t now)
 	running = false;
 	if (sdiff(now, model_base) >= 0)
 		model_base = now + 1;
+	jiffies_64 = model_base - 1;    /* the tick's jiffy: the wheel is not stale */
 	assert_false(host_irqs_disabled);
 	/* Measured from the base, not from `now`: after a stale run, a timer
 	 * 2^31 - 1 ahead of the base would look past from `now`. */
 	for (unsigned i = 0; i < NT; i++)
-		if (T[i].armed && sdiff(T[i].due, model_base) < 0) {
+		if (T[i].armed && due_before(&T[i], model_base)) {
 			print_error("timer %u (expires %#x) due %#x still armed after run from %#x to %#x\n",
 			            i, T[i].expires, T[i].due, old_base, now);
 			fail();
@@ -171,6 +255,8 @@ static void run(uint32_t now)
 static void start_at(uint32_t base)
 {
 	timer_wheel_init(base);
+	timer_wheel_switch(kind);
+	jiffies_64 = base - 1;
 	model_base = base;
 	memset(T, 0, sizeof(T));
 	for (unsigned i = 0; i < NT; i++) {
@@ -229,7 +315,7 @@ static bool model_min_due(uint32_t *due)
 {
 	bool any = false;
 	for (unsigned i = 0; i < NT; i++)
-		if (T[i].armed && (!any || sdiff(T[i].due, *due) < 0)) {
+		if (T[i].armed && (!any || T[i].due - model_base < *due - model_base)) {
 			*due = T[i].due;
 			any = true;
 		}
@@ -285,6 +371,21 @@ static void test_random_against_model(void **state)
 		random_sequence(1000 + variant, variant, 6000);
 }
 
+/* cmocka setup and teardown: the test runs on the level wheel. */
+static int on_level_wheel(void **state)
+{
+	(void)state;
+	kind = TIMER_WHEEL_LEVEL;
+	return 0;
+}
+
+static int on_cascade_wheel(void **state)
+{
+	(void)state;
+	kind = TIMER_WHEEL_CASCADE;
+	return 0;
+}
+
 /* Re-arming pending timers a little earlier or later, so the new expiry
  * often falls in the bucket the timer is already in (timer_mod then only
  * updates it and the bucket's cached earliest timer), against the model. */
@@ -316,6 +417,7 @@ static void test_random_nudges_against_model(void **state)
 		assert_true(fired_total > 0);
 	}
 }
+
 
 /* The cases of a re-arm within a bucket, one by one: the cached earliest
  * timer moving later (unknown until the next query), another timer moving
@@ -939,12 +1041,168 @@ static void test_del_of_a_never_armed_static_timer(void **state)
 	assert_false(timer_pending(&never));
 }
 
+/* ------------------------------------------------------------ the two wheels */
+
+#define MANY 10000
+static struct timer many[MANY];
+static uint32_t many_soft[MANY], many_fired_at[MANY];
+static unsigned many_fired[MANY];
+
+static void many_cb(struct timer *t)
+{
+	unsigned i = (unsigned)(t - many);
+	many_fired[i]++;
+	many_fired_at[i] = timer_wheel_base() - 1;
+}
+
+/* 10^4 timers 2^14 .. 2^20 jiffies ahead; the worst work (timers moved
+ * or taken to run, struct timer_base's `work`) of one tick over the next
+ * 2^15 jiffies.  Deterministic: work is counted, not timed. */
+static uint32_t worst_tick_work(enum timer_wheel_kind k)
+{
+	rng_state = 77;
+	timer_wheel_init(0);
+	timer_wheel_switch(k);
+	jiffies_64 = 0;
+	for (unsigned i = 0; i < MANY; i++) {
+		timer_init(&many[i], many_cb, "many");
+		timer_mod(&many[i], (1u << 14) + rnd_below((1u << 20) - (1u << 14)));
+	}
+	struct timer_base *w = arch_timer_base(0);
+	uint32_t worst = 0;
+	for (uint32_t j = 0; j < (1u << 15); j++) {
+		uint32_t before = w->work;
+		jiffies_64 = j;
+		timer_run_expired(j);
+		if (w->work - before > worst)
+			worst = w->work - before;
+	}
+	for (unsigned i = 0; i < MANY; i++)
+		timer_del(&many[i]);
+	return worst;
+}
+
+/* The cascading wheel moves a whole level-2 bucket (~160 timers, none of
+ * them due) at jiffy 2^14; the level wheel touches a timer only when its
+ * bucket runs, a handful a tick. */
+static void test_worst_tick_cascade_spikes_level_flat(void **state)
+{
+	(void)state;
+	uint32_t cascade = worst_tick_work(TIMER_WHEEL_CASCADE);
+	uint32_t level = worst_tick_work(TIMER_WHEEL_LEVEL);
+	print_message("worst tick with %u timers: cascade %u, level %u timers touched\n",
+	              MANY, cascade, level);
+	assert_true(cascade >= 100);
+	assert_true(level * 8 < cascade);
+}
+
+/* Switching wheels at runtime, twice, with 10^4 windows pending: every
+ * timer stays pending and fires once, never before its soft end, and no
+ * later than its hard end widened by the level wheel's granularity. */
+static void test_switch_keeps_every_timer(void **state)
+{
+	(void)state;
+	rng_state = 78;
+	timer_wheel_init(0xFFFFFFFFu - 5000);
+	jiffies_64 = 0xFFFFFFFFu - 5001;
+	uint32_t now = 0xFFFFFFFFu - 5001;
+	for (unsigned i = 0; i < MANY; i++) {
+		timer_init(&many[i], many_cb, "many");
+		many_fired[i] = 0;
+		many_soft[i] = now + 1 + rnd_below(i % 2 ? 300 : 200000);
+		timer_mod_range(&many[i], many_soft[i], many_soft[i] + rnd_below(50));
+	}
+	enum timer_wheel_kind order[] = { TIMER_WHEEL_LEVEL, TIMER_WHEEL_CASCADE, TIMER_WHEEL_LEVEL };
+	for (unsigned step = 0; step < 3; step++) {
+		unsigned pending = timer_count();
+		timer_wheel_switch(order[step]);
+		assert_int_equal(timer_wheel_current(), order[step]);
+		assert_int_equal(timer_count(), pending);
+		for (unsigned k = 0; k < 3000; k++) {
+			now++;
+			jiffies_64 = now;
+			timer_run_expired(now);
+		}
+	}
+	for (unsigned k = 0; k < 300000 && timer_count(); k++) {
+		now++;
+		jiffies_64 = now;
+		timer_run_expired(now);
+	}
+	assert_int_equal(timer_count(), 0);
+	for (unsigned i = 0; i < MANY; i++) {
+		assert_int_equal(many_fired[i], 1);
+		assert_true(time_after_eq(many_fired_at[i], many_soft[i]));
+		/* 200000 ahead is level 5 at most: 2^15 granularity. */
+		assert_true(many_fired_at[i] - many_soft[i] < 50 + (1u << 15));
+	}
+}
+
+static unsigned switches_refused;
+
+static void switch_inside(struct tt *x)
+{
+	(void)x;
+	expect_panic(timer_wheel_switch(TIMER_WHEEL_LEVEL), "timer_wheel_switch: called from a timer callback");
+	switches_refused++;
+}
+
+static void test_switch_from_callback_panics(void **state)
+{
+	(void)state;
+	start_at(0);
+	T[0].then = switch_inside;
+	model_arm(&T[0], 1);
+	switches_refused = 0;
+	run(1);
+	assert_int_equal(T[0].fired, 1);
+	assert_int_equal(switches_refused, 1);
+}
+
+/* The regression Linux 4.8 met: a CPU idle for 100,000 jiffies has its
+ * wheel's base that far behind.  A timer armed then for 10 jiffies from
+ * now, measured from the stale base, would land in level 4 (4096-jiffy
+ * buckets) and fire up to 4095 jiffies late.  Forwarded, it is exact. */
+static void test_level_forwards_a_stale_base(void **state)
+{
+	(void)state;
+	start_at(1000);
+	jiffies_64 = 1000 + 100000;             /* idle: no run since */
+	model_base = 1000 + 100000;             /* (what the forwarding does) */
+	model_arm(&T[0], 1000 + 100000 + 10);
+	/* Not run(): its model checks would stop at the stale timer first. */
+	running = true;
+	run_now = 1000 + 100000 + 10;
+	timer_run_expired(run_now);
+	running = false;
+	assert_int_equal(T[0].fired, 1);
+	assert_int_equal(T[0].fired_at, 1000 + 100000 + 10);
+}
+
+/* ... but never past a bucket still to run: a timer due at 1050, not yet
+ * run because nothing ran since 1000, keeps the base at 1050. */
+static void test_level_forward_stops_at_the_next_bucket(void **state)
+{
+	(void)state;
+	start_at(1000);
+	model_arm(&T[0], 1050);
+	jiffies_64 = 1000 + 100000;
+	timer_mod(&T[1].t, 1000 + 100000 + 10);
+	assert_int_equal(timer_wheel_base(), 1050);
+	timer_del(&T[1].t);
+	run(1000 + 100000);
+	assert_int_equal(T[0].fired, 1);
+	assert_int_equal(T[0].fired_at, 1050);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_del_of_a_never_armed_static_timer),
 		cmocka_unit_test(test_random_against_model),
+		cmocka_unit_test_setup_teardown(test_random_against_model, on_level_wheel, on_cascade_wheel),
 		cmocka_unit_test(test_random_nudges_against_model),
+		cmocka_unit_test_setup_teardown(test_random_nudges_against_model, on_level_wheel, on_cascade_wheel),
 		cmocka_unit_test(test_rearm_within_bucket),
 		cmocka_unit_test(test_exact_jiffy_every_level),
 		cmocka_unit_test(test_current_bucket_both_ways),
@@ -966,6 +1224,11 @@ int main(void)
 		cmocka_unit_test(test_init_from_own_callback_panics),
 		cmocka_unit_test(test_long_skip_is_fast),
 		cmocka_unit_test(test_count_and_for_each),
+		cmocka_unit_test(test_worst_tick_cascade_spikes_level_flat),
+		cmocka_unit_test(test_switch_keeps_every_timer),
+		cmocka_unit_test(test_switch_from_callback_panics),
+		cmocka_unit_test_setup_teardown(test_level_forwards_a_stale_base, on_level_wheel, on_cascade_wheel),
+		cmocka_unit_test_setup_teardown(test_level_forward_stops_at_the_next_bucket, on_level_wheel, on_cascade_wheel),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

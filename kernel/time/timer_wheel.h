@@ -1,0 +1,52 @@
+/* kernel/time/timer_wheel.h — the seam between the timer API and its two
+ * bucket layers, for kernel/time/ only.
+ *
+ * kernel/time/timer.c owns everything a caller sees: locking, the running
+ * list, callbacks, remote arming, windows, the next-expiry walk.  A wheel
+ * says only how its buckets are laid out and used: its levels, which
+ * bucket a timer goes in, what to do when the wheel reaches a jiffy, and
+ * (the level wheel) how to move a stale clock forward.  The cascading
+ * wheel's ops are in timer.c, the level wheel's in timer_level.c.
+ */
+#ifndef LULL_TIME_TIMER_WHEEL_H
+#define LULL_TIME_TIMER_WHEEL_H
+
+#include "time/timer.h"
+
+/* t->bucket of a timer taken from its bucket and waiting to be run. */
+#define TIMER_BUCKET_RUNNING  0xFFFFu
+
+struct wheel_level {
+	unsigned shift;     /* bucket width is 2^shift jiffies */
+	unsigned size;      /* buckets in this level, a power of two, >= 32 */
+	unsigned first;     /* its first bucket in w->bucket[], a multiple of 32 */
+};
+
+struct wheel_ops {
+	enum timer_wheel_kind kind;
+	const char *name;                       /* "cascade", "level" */
+	const struct wheel_level *levels;       /* finest first */
+	unsigned nlevels;
+	/* The bucket for a timer whose soft end is `expires`, seen from
+	 * w->base (an expiry before the base: already due, with the base). */
+	unsigned (*bucket_for)(const struct timer_base *w, uint32_t expires);
+	/* The wheel is at jiffy j (w->base == j): hand every timer due at j
+	 * to wheel_run_add, after whatever re-filing the wheel does then. */
+	void (*collect)(struct timer_base *w, uint32_t j);
+	/* Whether a bucket's block start is the jiffy its timers run (the
+	 * level wheel) rather than only a lower bound of their soft ends (the
+	 * cascading wheel): then a timer's wake-up is max(hard, that start). */
+	bool runs_at_block_start;
+	/* Move a stale w->base towards jiffies before an arm; NULL: never. */
+	void (*forward)(struct timer_base *w);
+};
+
+extern const struct wheel_ops timer_cascade_ops, timer_level_ops;
+
+/* Shared bucket helpers (kernel/time/timer.c), interrupts off, lock held. */
+void wheel_bucket_insert(struct timer_base *w, struct timer *t, unsigned b);
+struct timer *wheel_bucket_take(struct timer_base *w, unsigned b);
+void wheel_run_add(struct timer_base *w, struct timer *t);
+bool wheel_next_work(const struct timer_base *w, uint32_t *distance);
+
+#endif
