@@ -22,6 +22,8 @@
 #define LULL_CMDLINE_H
 
 #include "compiler.h"
+#include "errno.h"
+#include "kstring.h"
 
 struct boot_option {
 	const char *name;
@@ -56,6 +58,19 @@ struct cmdline {
 /* Split `line`, call each option's parser, and print one warning line per
  * unknown, malformed or rejected option.  Never fails. */
 void cmdline_parse(struct cmdline *cl, const char *line);
+
+/* An on|off option's value: 0 and *on set, or -EINVAL (also for a bare
+ * key).  For the options that switch something (watchdog=, piggyback=). */
+static inline int cmdline_on_off(const char *value, bool *on)
+{
+	if (value && strcmp(value, "on") == 0)
+		*on = true;
+	else if (value && strcmp(value, "off") == 0)
+		*on = false;
+	else
+		return -EINVAL;
+	return 0;
+}
 
 /* Look up a registered option by name. */
 const struct boot_option *cmdline_find_option(const char *name);

@@ -91,12 +91,6 @@ BOOT_OPTION("slack", slack_option, "default timer slack: exact or PERCENT (0..10
 
 static int piggyback_option(const char *value)
 {
-	if (value && strcmp(value, "on") == 0)
-		timer_piggyback = true;
-	else if (value && strcmp(value, "off") == 0)
-		timer_piggyback = false;
-	else
-		return -EINVAL;
-	return 0;
+	return cmdline_on_off(value, &timer_piggyback);
 }
 BOOT_OPTION("piggyback", piggyback_option, "run due timers on any wakeup: on (default) or off");

@@ -200,13 +200,11 @@ static void reselect_locked(void)
 static bool wd_disabled;
 static int watchdog_option(const char *value)
 {
-	if (value && strcmp(value, "off") == 0)
-		wd_disabled = true;
-	else if (value && strcmp(value, "on") == 0)
-		wd_disabled = false;
-	else
-		return -EINVAL;
-	return 0;
+	bool on;
+	int rc = cmdline_on_off(value, &on);
+	if (rc == 0)
+		wd_disabled = !on;
+	return rc;
 }
 BOOT_OPTION("watchdog", watchdog_option, "clocksource watchdog: on (default) or off");
 
