@@ -1,10 +1,14 @@
 /* include/time/timer.h — jiffy-granular timers on a hierarchical wheel.
  *
  * The caller owns struct timer (no allocation anywhere on the timer path).
- * A timer fires from the tick, with interrupts enabled, on the first tick at
- * or after `expires` — never earlier.  Callbacks may re-arm or delete any
- * timer, including their own.  See kernel/time/timer.c for the wheel's
- * levels and their granularity/range per HZ.
+ * A timer fires from the tick, with interrupts enabled, at or after
+ * `expires` (its window's soft end) — never earlier — and by its hard end
+ * (below).  Callbacks may re-arm or delete any timer, including their own.
+ * Two wheels sit behind this one API: the cascading wheel (the default;
+ * kernel/time/timer.c has its levels per HZ), which runs a timer on the
+ * first tick at or after its expiry, and Linux 4.8's level wheel
+ * (kernel/time/timer_level.c), which rounds the expiry up to its level's
+ * granularity and so widens every window to [soft, max(hard, rounded)].
  *
  * A timer's life: timer_init once, while it is not pending; then timer_add
  * to arm it afresh, timer_mod to arm or move it whether pending or not,
