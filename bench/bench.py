@@ -456,7 +456,7 @@ def run_timerload(names, a, progress, step):
     def log(tag):
         return log_path(a, Config("timerload", ""), "tcg", tag)
     env = timerload.Env(os.path.join(BUILD, "lull.elf"), LULL_CPU, log, a.quick, a.timerload_s,
-                        lambda detail: progress.start(step, f" {detail}"))
+                        lambda detail, done: progress.start(step, f" {detail}", done))
     rows = timerload.run(env, names)
     for r in rows:
         if r["status"] != "ok":

@@ -161,7 +161,8 @@ def run_realtime(g, row, seconds):
 class Env:
     """What a run needs from bench.py: the kernel, the guest CPU model,
     where the serial logs go (log_path(tag)), whether it is a quick run
-    (fewer real-time rows), the real-time window, and progress(detail)."""
+    (fewer real-time rows), the real-time window, and progress(detail,
+    fraction done)."""
 
     def __init__(self, elf, cpu, log_path, quick, realtime_s, progress):
         self.elf, self.cpu, self.log_path = elf, cpu, log_path
@@ -186,7 +187,7 @@ def run(env, names):
     realtime = realtime_rows(names, env.quick)
     out = {r.name: new_row(r, env) for r in rows}
     steps = [r for r in rows if not r.serial]
-    env.progress(f"icount: {len(steps)} rows of {ICOUNT_S} guest s")
+    env.progress(f"icount: {len(steps)} rows of {ICOUNT_S} guest s", 0.0)
     try:
         g = boot(env, "icount", icount=ICOUNT_SHIFT) if steps else None
         try:
@@ -201,7 +202,8 @@ def run(env, names):
         g = boot(env, "realtime") if realtime else None
         try:
             for i, r in enumerate(realtime):
-                env.progress(f"real time {i + 1}/{len(realtime)}: {r.name}, {env.realtime_s} s")
+                env.progress(f"real time {i + 1}/{len(realtime)}: {r.name}, {env.realtime_s} s",
+                             i / len(realtime))
                 try:
                     out[r.name]["realtime"] = run_realtime(g, r, env.realtime_s)
                 except Exception as e:
