@@ -19,13 +19,17 @@ host measures, from outside the guest:
   per CPU       rows booted with -smp 4: each CPU's wakeups over the window
                 (`wakeups reset` before it, `cpus` after), all CPUs idle or
                 one spinning (`busy SECONDS 1`) through the whole window
+  timerload     the timerload-* rows (bench/timerload.py): 50 periodic
+                hrtimers per slack class, wakeups against the optimum under
+                -icount, host CPU in real time, and piggybacking on and off
+                while the host sends serial bytes
 
 Output: a table here, and in build/bench/ results.md, results.csv, PNG plots,
 per-boot serial logs (logs/) and the raw traces.  See docs/benchmarks.md.
 A row is "ok" only if the guest ran the configuration asked for; if any row
 failed, the results are still written and the exit status is 1.
 
-    /usr/bin/python3 bench/bench.py [--quick] [--only NAME,...] [--no-linux]
+    /usr/bin/python3 bench/bench.py [--quick] [--only NAME,...] [--no-linux] [--timerload-s S]
 """
 import argparse
 import os
@@ -40,6 +44,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import guest  # noqa: E402
 import linux  # noqa: E402
 import report  # noqa: E402
+import timerload  # noqa: E402
 
 ROOT = guest.ROOT
 BUILD = os.environ.get("BUILD", os.path.join(ROOT, "build"))
@@ -134,13 +139,17 @@ ISO_CONFIG = "tickless-lapic"   # what GRUB's default entry boots: the ISO boot 
 def parse_args():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--quick", action="store_true", help="smoke run: short windows, one repetition")
-    p.add_argument("--only", help="comma-separated configuration names (default: all)")
+    p.add_argument("--only", help="comma-separated configuration names (default: all; "
+                   "`timerload` for all the timerload rows)")
     p.add_argument("--no-linux", action="store_true", help="skip the Linux reference rows")
     p.add_argument("--idle", type=int, help="idle window in seconds (default 20, quick 3)")
+    p.add_argument("--timerload-s", type=int, help="the timerload rows' real-time window in seconds "
+                   f"(default {timerload.REALTIME_S}, quick {timerload.QUICK_REALTIME_S})")
     p.add_argument("--out", default=os.path.join(BUILD, "bench"), help="output directory")
     p.add_argument("--no-plots", action="store_true")
     a = p.parse_args()
     a.idle = a.idle or (3 if a.quick else 20)
+    a.timerload_s = a.timerload_s or (timerload.QUICK_REALTIME_S if a.quick else timerload.REALTIME_S)
     a.reps = 1 if a.quick else 3
     a.latency_count, a.latency_period_us = (1000, 1000) if a.quick else (5000, 1000)
     a.sleep_reps = 1 if a.quick else 3
@@ -269,7 +278,7 @@ def run_lull(cfg, a, accel, progress, step):
                     return row      # "not available" or "failed"
                 if cfg.smp > 1 and not check_cpus(g, cfg, row):
                     return row
-                wait_boot_timers(g)
+                guest.wait_boot_timers(g)
                 if cfg.busy_cpu is not None and not start_busy(g, cfg, a, row):
                     return row
                 g.cmd("wakeups reset")
@@ -307,21 +316,13 @@ def run_lull_icount(cfg, a, accel, progress, step):
     try:
         g.wait_prompt()
         if check_config(g, cfg, row):
-            wait_boot_timers(g)
+            guest.wait_boot_timers(g)
             n = latency_count(cfg, a)
             row["latency"] = guest.measure_latency(g, n, a.latency_period_us,
                                                    timeout=n * a.latency_period_us / 1e6 * 4 + 30)
     finally:
         g.close()
     return row
-
-
-def wait_boot_timers(g, limit=5.0):
-    """Idle means nothing pending: let the one timer boot leaves behind (the
-    TSC's second calibration, a second after boot) run first."""
-    deadline = time.monotonic() + limit
-    while "tsc-refine" in g.cmd("timers") and time.monotonic() < deadline:
-        time.sleep(0.2)
 
 
 def check_cpus(g, cfg, row):
@@ -446,34 +447,62 @@ def run_config(cfg, a, accel, progress, step):
     return report.summarize(row)
 
 
+def timerload_estimate(names, a):
+    """Seconds for the timerload rows: an icount boot, one real-time window each."""
+    return 10 + len(timerload.realtime_rows(names, a.quick)) * (a.timerload_s + 3)
+
+
+def run_timerload(names, a, progress, step):
+    def log(tag):
+        return log_path(a, Config("timerload", ""), "tcg", tag)
+    env = timerload.Env(os.path.join(BUILD, "lull.elf"), LULL_CPU, log, a.quick, a.timerload_s,
+                        lambda detail, done: progress.start(step, f" {detail}", done))
+    rows = timerload.run(env, names)
+    for r in rows:
+        if r["status"] != "ok":
+            print(f"bench: {r['config']}: {r['status']}")
+    return rows
+
+
 def main():
     a = parse_args()
     os.makedirs(a.out, exist_ok=True)
     configs = [c for c in CONFIGS if not (a.no_linux and c.kind == "linux")]
+    tl_names = timerload.NAMES
     if a.only:
         names = a.only.split(",")
-        unknown = set(names) - {c.name for c in CONFIGS}
+        if "timerload" in names:        # every timerload row
+            names = [n for n in names if n != "timerload"] + timerload.NAMES
+        unknown = set(names) - {c.name for c in CONFIGS} - set(timerload.NAMES)
         if unknown:
             sys.exit(f"bench: unknown configuration {', '.join(sorted(unknown))}; "
-                     f"known: {', '.join(c.name for c in CONFIGS)}")
+                     f"known: {', '.join([c.name for c in CONFIGS] + timerload.NAMES)}")
         configs = [c for c in configs if c.name in names]
+        tl_names = [n for n in timerload.NAMES if n in names]
     # The side-by-side comparison is under TCG; with ACCEL=kvm lull's rows
     # are measured under KVM in addition (the Linux guests stop on emulation
     # failures under a nested software KVM).
     work = [(c, "tcg") for c in configs]
     if ACCEL == "kvm":
         work += [(c, "kvm") for c in configs if c.kind != "linux" and c.icount is None]
-    progress = Progress([(c.name, estimate(c, a)) for c, acc in work])
+    plan = [(c.name, estimate(c, a)) for c, acc in work]
+    if tl_names:
+        plan.append(("timerload", timerload_estimate(tl_names, a)))
+    progress = Progress(plan)
     info = machine_info()
-    print(f"bench: {info['host CPU']}; {info['QEMU']}; {len(work)} configurations, "
+    print(f"bench: {info['host CPU']}; {info['QEMU']}; {len(work)} configurations"
+          f"{f' and {len(tl_names)} timerload rows' if tl_names else ''}, "
           f"{'quick run' if a.quick else 'full run'}: idle {a.idle} s x {a.reps}")
     rows = [run_config(c, a, acc, progress, i) for i, (c, acc) in enumerate(work)]
+    tl_rows = run_timerload(tl_names, a, progress, len(work)) if tl_names else []
     info["run"] = (f"{'quick' if a.quick else 'full'}: idle window {a.idle} s x {a.reps}, "
                    f"latency {a.latency_count} x {a.latency_period_us} us, "
+                   + (f"timerload {timerload.ICOUNT_S} s under icount and {a.timerload_s} s in real time, "
+                      if tl_names else "") +
                    f"took {_mmss(time.monotonic() - progress.t0)}")
     info["command"] = (f"ACCEL={ACCEL} " if ACCEL != "tcg" else "") + " ".join(["bench/bench.py"] + sys.argv[1:])
-    report.write_all(rows, info, a.out, plots=not a.no_plots)
-    failed = [f"{r['config']} ({r['accel']})" for r in rows if r["status"].startswith("failed")]
+    report.write_all(rows, info, a.out, plots=not a.no_plots, timerload_rows=tl_rows)
+    failed = [f"{r['config']} ({r['accel']})" for r in rows + tl_rows if r["status"].startswith("failed")]
     if failed:      # the results are written, but the run did not do what it was asked
         sys.exit(f"bench: {len(failed)} configuration(s) failed: {', '.join(failed)}")
 

@@ -130,28 +130,61 @@ class Guest:
 
 # ------------------------------------------------------------ measurements
 
-def _cpu_window(g, seconds):
+def cpu_window(g, seconds, pulse=None):
     """Host CPU of QEMU over the middle of a guest idle period of `seconds`.
 
     The first and last half second (a quarter of short windows) are left
     out: there the guest is still starting the command or already printing
     its result, and one line of serial output costs more than an idle
     second.  What remains is what idling itself costs.
+
+    pulse: (interval in seconds, function): the function is called every
+    interval on the host clock, from the start of the period to its end,
+    while the host CPU is measured too; how often, in the result's "pulses".
     """
     margin = min(0.5, seconds / 4)
-    time.sleep(margin)
+    start = time.monotonic()
+    pulses = 0
+
+    def wait_until(t):
+        nonlocal pulses
+        while pulse and start + (pulses + 1) * pulse[0] <= t:
+            time.sleep(max(0.0, start + (pulses + 1) * pulse[0] - time.monotonic()))
+            pulse[1]()
+            pulses += 1
+        time.sleep(max(0.0, t - time.monotonic()))
+    wait_until(start + margin)
     th0, t0 = qemu_thread_ns(g.pid), time.monotonic()
-    time.sleep(seconds - 2 * margin)
+    wait_until(start + seconds - margin)
     th1, t1 = qemu_thread_ns(g.pid), time.monotonic()
+    if pulse:       # on to the end of the period, outside the measurement
+        wait_until(start + seconds - pulse[0] / 2)
     used = sorted((ns - th0.get(tid, 0) for tid, ns in th1.items()), reverse=True)
     cpu = sum(used)
     # With a CPU spinning (`busy`), its vCPU thread (QEMU runs one host
     # thread per vCPU under TCG) is nearly a whole host CPU, and hides what
     # the idle CPUs cost: the rest is the host CPU less the busiest thread.
     rest = sum(used[1:])
-    return dict(cpu_ms=cpu / 1e6, cpu_window_s=t1 - t0, cpu_ms_per_s=cpu / 1e6 / (t1 - t0),
+    return dict(cpu_ms=cpu / 1e6, cpu_window_s=t1 - t0, cpu_ms_per_s=cpu / 1e6 / (t1 - t0), pulses=pulses,
                 busiest_thread_ms_per_s=used[0] / 1e6 / (t1 - t0) if used else 0.0,
                 rest_cpu_ms_per_s=rest / 1e6 / (t1 - t0))
+
+
+def start_cmd(g, line):
+    """Type a line and Enter, and return once the guest has echoed the
+    Enter: the command has started.  Its output is read with expect."""
+    g.vm.type(line)
+    g.vm.child.expect_exact(line)
+    g.vm.child.send("\r")
+    g.vm.child.expect_exact("\n")
+
+
+def wait_boot_timers(g, limit=5.0):
+    """Idle means nothing pending: let the one timer boot leaves behind (the
+    TSC's second calibration, a second after boot) run first."""
+    deadline = time.monotonic() + limit
+    while "tsc-refine" in g.cmd("timers") and time.monotonic() < deadline:
+        time.sleep(0.2)
 
 
 def measure_idle(g, seconds, per_cpu=False):
@@ -161,11 +194,8 @@ def measure_idle(g, seconds, per_cpu=False):
     per CPU; its first line is then their sum) and each CPU's state from
     `cpus` just after it (see per_cpu_rates)."""
     g0, h0 = g.uptime()
-    g.vm.type(f"idle {seconds}")
-    g.vm.child.expect_exact(f"idle {seconds}")
-    g.vm.child.send("\r")
-    g.vm.child.expect_exact("\n")          # the echo of Enter: the command has started
-    r = _cpu_window(g, seconds)
+    start_cmd(g, f"idle {seconds}")
+    r = cpu_window(g, seconds)
     g.vm.child.expect_exact(g.prompt, timeout=seconds + 60)
     out = g.vm.child.before.replace("\r\n", "\n")
     if per_cpu:
@@ -216,7 +246,7 @@ def lull_causes(g):
 
 def measure_floor(g, seconds):
     """Host CPU of a guest that has stopped everything: no shell, just wait."""
-    r = _cpu_window(g, seconds)
+    r = cpu_window(g, seconds)
     r["span_s"] = seconds
     return r
 

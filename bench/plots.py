@@ -5,6 +5,7 @@
     latency.png   timer latency distributions (1 ms cyclictest)
     timeline.png  2 s of timer interrupts: periodic, dyntick, tickless, and
                   on 4 CPUs with one busy (a lane per CPU)
+    timerload.png the timerload rows: wakeups/s and host CPU against slack
 """
 import csv
 import os
@@ -161,7 +162,51 @@ def _sleep_bar(ax, y, start, end, skipped, colour):
                    color=colour if skipped else "#dddddd", alpha=0.6 if skipped else 1)
 
 
-def draw_all(rows, out):
+def timerload_chart(rows, path):
+    """Wakeups/s (icount) against the percent rows' slack, the optimum as a
+    line, the named classes as dotted levels; host CPU (real time) below."""
+    pct = sorted((r for r in rows if r["status"] == "ok" and r["slack_pct"] is not None and not r["serial"]
+                  and r.get("icount")), key=lambda r: r["slack_pct"])
+    if not pct:
+        return None
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(8, 6.2), sharex=True,
+                                      gridspec_kw=dict(height_ratios=[3, 2]))
+    x = [r["slack_pct"] for r in pct]
+    top.plot(x, [r["icount"]["wakeups_per_s"] for r in pct], "o-", color=COLOURS["tickless"],
+             label="wakeups/s (icount)")
+    top.plot(x, [r["icount"]["optimum_per_s"] for r in pct], "k--", linewidth=1, label="optimum/s")
+    for r in pct:
+        top.annotate(f"{r['icount']['wakeups_per_s']:.2f}", (r["slack_pct"], r["icount"]["wakeups_per_s"]),
+                     textcoords="offset points", xytext=(4, 5), fontsize=8)
+    named = [r for r in rows if r["status"] == "ok" and r["slack_pct"] is None and r.get("icount")]
+    for r in named:
+        w = r["icount"]["wakeups_per_s"]
+        top.axhline(w, color="#888888", linestyle=":", linewidth=0.8)
+        top.text(max(x), w, f"{r['cls']} {w:.2f}/s ", fontsize=7, color="#555555", ha="right", va="bottom")
+    top.set_yscale("log")
+    top.set_ylabel("wakeups per second (log)")
+    top.set_title("timerload 50 1000 5000 60: 50 periodic hrtimers, one window per slack", fontsize=10)
+    top.legend(fontsize=8, loc="upper right")
+    top.grid(alpha=0.3, which="both")
+    cpu = [(r["slack_pct"], r["realtime"]["cpu_ms_per_s"]) for r in pct if r.get("realtime")]
+    if cpu:
+        bottom.plot([c[0] for c in cpu], [c[1] for c in cpu], "s-", color=COLOURS["periodic"])
+        for xc, c in cpu:
+            bottom.annotate(f"{c:.2f}", (xc, c), textcoords="offset points", xytext=(4, 5), fontsize=8)
+    bottom.set_ylabel("host CPU, ms/s (real time)")
+    bottom.set_ylim(bottom=0)
+    bottom.set_xscale("symlog", linthresh=1)
+    bottom.set_xticks(x)
+    bottom.set_xticklabels(["exact" if v == 0 else f"{v}%" for v in x])
+    bottom.set_xlabel("slack: hard end - soft end, % of the period")
+    bottom.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=DPI)
+    plt.close(fig)
+    return os.path.basename(path)
+
+
+def draw_all(rows, out, timerload_rows=()):
     ok = [r for r in rows if r["status"] == "ok"]
     pictures = [
         bar_chart([r for r in ok if r["kind"] != "floor"], "wakeups_per_s", "wakeups per second of idle (log)",
@@ -172,5 +217,6 @@ def draw_all(rows, out):
                   os.path.join(out, "hostcpu.png")),
         latency_chart(ok, os.path.join(out, "latency.png")),
         timeline_chart([r for r in ok if r.get("trace")], os.path.join(out, "timeline.png")),
+        timerload_chart(timerload_rows, os.path.join(out, "timerload.png")),
     ]
     return [p for p in pictures if p]

@@ -5,6 +5,8 @@ import json
 import os
 import statistics
 
+import timerload
+
 SLEEPS_MS = (10, 100, 1000)
 
 
@@ -328,34 +330,49 @@ def csv_row(r, info):
     return {k: (f"{v:.6g}" if isinstance(v, float) else v) for k, v in d.items()}
 
 
-def write_all(rows, info, out, plots=True):
-    lines = table_lines(rows, markdown=False)
+def write_all(rows, info, out, plots=True, timerload_rows=()):
+    lines = table_lines(rows, markdown=False) if rows else []
+    if timerload_rows:
+        lines += [""] + timerload.table_lines(timerload_rows, markdown=False)
     print("\n" + "\n".join(lines) + "\n")
     with open(os.path.join(out, "results.json"), "w") as f:     # every repetition, for re-plotting
-        json.dump(dict(machine=info, rows=rows), f, indent=1, default=str)
+        json.dump(dict(machine=info, rows=rows, timerload=timerload_rows), f, indent=1, default=str)
     with open(os.path.join(out, "results.csv"), "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=CSV_FIELDS)
         w.writeheader()
         for r in rows:
             w.writerow(csv_row(r, info))
+    files = ["results.csv"]
+    if timerload_rows:
+        with open(os.path.join(out, "timerload.csv"), "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=timerload.csv_header())
+            w.writeheader()
+            for r in timerload_rows:
+                w.writerow(timerload.csv_row(r, info))
+        files.append("timerload.csv")
     pictures = []
     if plots:
         try:
             import plots as plotting
-            pictures = plotting.draw_all(rows, out)
+            pictures = plotting.draw_all(rows, out, timerload_rows)
         except ImportError as e:
             print(f"bench: no pictures ({e}; tools/install-deps bench installs python3-matplotlib)")
     tc = read_timer_core(out)
-    md = markdown(rows, info, pictures, tc)
+    md = markdown(rows, info, pictures, tc, timerload_rows)
     with open(os.path.join(out, "results.md"), "w") as f:
         f.write(md)
-    for what, measured, verdict in targets(rows, tc):
+    for what, measured, verdict in targets(rows, tc) + timerload.targets(timerload_rows):
         print(f"target: {verdict:6} {what}: {measured}")
-    print(f"\nbench: {os.path.join(out, 'results.md')}, results.csv" +
+    print(f"\nbench: {os.path.join(out, 'results.md')}, {', '.join(files)}" +
           (", " + ", ".join(pictures) if pictures else ""))
 
 
-def markdown(rows, info, pictures, timer_core=()):
+def timerload_rows_window(rows):
+    """The real-time window the timerload rows ran for (None: none ran)."""
+    return next((r["realtime"]["seconds"] for r in rows if r.get("realtime")), None)
+
+
+def markdown(rows, info, pictures, timer_core=(), timerload_rows=()):
     md = ["# lull benchmark results", ""]
     md += [f"- **{k}**: {v}" for k, v in info.items()]
     md += ["", "Wakeups/s: lull counts every wakeup from halt over the idle window (`idle`); for Linux, "
@@ -373,7 +390,9 @@ def markdown(rows, info, pictures, timer_core=()):
            "and a host stall cannot show. Sleep: how much later than asked "
            "`sleep MS` returned, timed from the host. Drift: guest uptime minus host time over "
            "the idle window. Boot: QEMU start to the prompt (host clock).", ""]
-    md += table_lines(rows, markdown=True)
+    md += table_lines(rows, markdown=True) if rows else ["(no configuration rows in this run)"]
+    if timerload_rows:
+        md += timerload.markdown(timerload_rows, timerload_rows_window(timerload_rows))
     md += ["", "## Per configuration", "",
            "| configuration | what | boot options | tick | top wakeup causes (first window) | notes |",
            "|---|---|---|---|---|---|"]
@@ -388,7 +407,7 @@ def markdown(rows, info, pictures, timer_core=()):
         md += [f"Judged on this run's {min(short):.0f} s windows; the targets are meant for a full run's "
                f"20 s (the one wakeup that ends `idle` is already {1 / min(short):.2f}/s here).", ""]
     md += ["| target | measured | |", "|---|---|---|"]
-    md += [f"| {w} | {m} | {v} |" for w, m, v in targets(rows, timer_core)]
+    md += [f"| {w} | {m} | {v} |" for w, m, v in targets(rows, timer_core) + timerload.targets(timerload_rows)]
     if timer_core:
         md += ["", "## The timer core on the host (make bench-timers)", "",
                "Instructions, L1 misses (I1mr+D1mr+D1mw) and mispredicts (Bcm+Bim) per operation "

@@ -150,6 +150,49 @@ def test_bench_quick_run_writes_table_csv_and_pictures():
         assert data.startswith(b"\x89PNG\r\n\x1a\n") and len(data) > 1000, png
 
 
+# ------------------------------------------------ the timerload rows
+
+TIMERLOAD = ["timerload-exact", "timerload-10pct"]
+
+
+@pytest.mark.timing
+def test_bench_quick_timerload_rows():
+    """Two timerload rows as a quick run measures them (60 s under icount,
+    here 2 s in real time): timerload.csv, the table and picture, and lull's
+    counts in ranges a broken bench or a broken slack falls out of."""
+    out = os.path.join(BUILD, "test-bench-timerload")
+    r = subprocess.run([sys.executable, os.path.join(ROOT, "bench", "bench.py"), "--quick", "--no-linux",
+                        "--only", ",".join(TIMERLOAD), "--timerload-s", "2", "--out", out],
+                       capture_output=True, text=True, timeout=120,
+                       env=dict(os.environ, BUILD=BUILD, ACCEL="tcg"))
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    with open(os.path.join(out, "timerload.csv")) as f:
+        rows = {row["config"]: row for row in csv.DictReader(f)}
+    assert sorted(rows) == sorted(TIMERLOAD)
+    for name, row in rows.items():
+        assert row["status"] == "ok", row
+        # icount: the whole 60 s, three runs; every expiry in its window.
+        assert num(row, "icount_seconds") == 60 and len(row["icount_reps_wakeups"].split("/")) == 3, row
+        assert 1000 < num(row, "icount_fired") < 1400, row
+        assert num(row, "icount_early") == 0 and num(row, "icount_past_hard") == 0, row
+        assert 0.95 <= num(row, "icount_ratio") <= 1.3, row
+        assert num(row, "icount_optimum_per_s") > 0, row
+        # Real time: the 2 s asked for, and the host paid something for it.
+        assert num(row, "rt_seconds") == 2 and num(row, "rt_early") == 0, row
+        assert num(row, "cpu_ms_per_s") > 0, row
+    exact, ten = (num(rows[n], "icount_wakeups_per_s") for n in TIMERLOAD)
+    assert 15 < exact < 25, exact           # 50 timers of 1..5 s: about 20/s
+    assert ten < exact / 2, (ten, exact)    # a 10 % window serves several at once
+    assert 0 <= num(rows["timerload-10pct"], "icount_slack_used_median_pct") <= 100
+    assert rows["timerload-exact"]["icount_slack_used_median_pct"] == ""   # no window to use
+    with open(os.path.join(out, "results.md")) as f:
+        md = f.read()
+    assert "## Timers with windows (timerload)" in md and all(f"| {n} |" in md for n in TIMERLOAD), md
+    assert "target: met    timerload exact" in r.stdout or "target: MISSED timerload exact" in r.stdout, r.stdout
+    with open(os.path.join(out, "timerload.png"), "rb") as f:
+        assert f.read(8) == b"\x89PNG\r\n\x1a\n"
+
+
 # ------------------------------------------------ a row's status
 
 sys.path.insert(0, os.path.join(ROOT, "bench"))
