@@ -80,7 +80,7 @@ ROWS = [
 ]
 NAMES = [r.name for r in ROWS]
 
-HEAD_RE = re.compile(r"timerload: seed (\d+), (\d+) timers, periods (\d+)\.\.(\d+) ms, class (\S+), "
+HEAD_RE = re.compile(r"timerload: seed (\d+), (\d+) (?:hr |wheel )?timers(?: on CPU \d+)?, periods (\d+)\.\.(\d+) ms, class (\S+), "
                      r"(\d+) s, piggyback (on|off)")
 RESULT_RE = re.compile(r"timerload: (\d+) timers, (\d+) fired, (\d+) wakeups \(([\d.]+)/s\), optimum (\d+) "
                        r"\(ratio [\d.]+\), early (\d+), past hard (\d+), worst late (\d+) us, "

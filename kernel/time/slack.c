@@ -29,6 +29,8 @@ uint64_t timer_slack(enum timer_class c, unsigned pct, uint64_t delta, uint64_t 
 	case TIMER_CLASS_DEFERRABLE:
 		return min_u64(delta, cap_units(SLACK_DEFERRABLE_CAP_MS, units_per_s));
 	case TIMER_CLASS_PERCENT:
+		if (pct == 0)
+			return 0;       /* the common case, exact: no division on every arm */
 		if (pct > SLACK_PERCENT_MAX)
 			pct = SLACK_PERCENT_MAX;
 		/* In two parts, so delta * pct cannot overflow for any delta. */

@@ -480,6 +480,8 @@ void timer_init(struct timer *t, void (*fn)(struct timer *), const char *name)
 static uint32_t class_hard(const struct timer_base *w, const struct timer *t, uint32_t expires)
 {
 	UNUSED(w);
+	if (t->class == TIMER_CLASS_DEFAULT && timer_slack_percent == 0)
+		return expires;         /* the common case, exact: nothing to work out */
 	int32_t ahead = (int32_t)(expires - jiffies);
 	uint64_t slack = timer_slack((enum timer_class)t->class, t->slack_pct,
 	                             ahead > 0 ? (uint64_t)ahead : 0, tick_hz);

@@ -268,10 +268,12 @@ def test_bench_timers_quick_counts_what_the_doc_quotes():
     assert 0.1 < float(t["heap_swaps_per_op"]) < 14, t
     assert 0 < float(t["rearm_kept_pct"]) < 100, t
     if callgrind:
-        # With 100,000 timers pending the uncached walk reads thousands
-        # of timers; the cached query does not.
+        # With 100,000 timers pending, a forgotten far bucket holds
+        # thousands of timers; the query stops at the first bucket past the
+        # earliest hard end and never walks it, so the first query after a
+        # change costs what a repeated one does (docs/benchmarks.md).
         cached, walk = by[("next_expiry", "100000")], by[("next_expiry_uncached", "100000")]
-        assert float(walk["wheel_instr_per_op"]) > 2 * float(cached["wheel_instr_per_op"]), (cached, walk)
+        assert float(walk["wheel_instr_per_op"]) < 1.5 * float(cached["wheel_instr_per_op"]), (cached, walk)
         # The report judges "flat" on both.
         import report
         got = []
