@@ -57,6 +57,10 @@ struct tick_cpu {
 	uint64_t last_jiffy_ns;           /* clocksource time of the jiffy boundary
 	                                     jiffies_64 last advanced to */
 	uint64_t programmed_ns;           /* one-shot deadline programmed, 0 none */
+	uint64_t late_ns;                 /* how long after programmed_ns the last
+	                                     interrupt that ended a skip, or the tick
+	                                     device's, was taken: the interrupt latency
+	                                     a timer run in it suffered (0: not late) */
 	bool idle;                        /* between idle enter and exit */
 	bool stopped;                     /* skipping: no tick until the device fires */
 	bool softirq_pending;             /* timers may be due: run on irq exit */

@@ -151,6 +151,13 @@ static void jiffies_set_clock(uint64_t first, uint64_t period_ns)
 	spin_unlock_irqrestore(&jiffies_lock, f);
 }
 
+/* How late the interrupt taken at `now` came for the deadline programmed
+ * (tc->late_ns): timerload judges "past hard" by it. */
+void tick_note_latency(struct tick_cpu *tc, uint64_t now)
+{
+	tc->late_ns = tc->programmed_ns && now > tc->programmed_ns ? now - tc->programmed_ns : 0;
+}
+
 /* ------------------------------------------------------ the device */
 
 /* The core rounds the delta down to whole device ticks; one tick of slack
@@ -191,7 +198,9 @@ static void tick_handle_event(struct clock_event_device *dev)
 {
 	struct tick_cpu *tc = this_tick();
 	timekeeping_update();
-	tick_do_jiffies(tc, ktime_get_ns());
+	uint64_t now = ktime_get_ns();
+	tick_note_latency(tc, now);
+	tick_do_jiffies(tc, now);
 	tc->programmed_ns = 0;
 	tc->softirq_pending = true;
 	wakeups_note_tick_event();

@@ -40,6 +40,8 @@ static inline uint64_t tick_next_jiffy_ns(const struct tick_cpu *tc)
 
 /* Program the one-shot tick device to interrupt just after `expires`. */
 void tick_program_oneshot(struct tick_cpu *tc, uint64_t expires, uint64_t now);
+/* Note how late the interrupt taken at `now` came (tc->late_ns). */
+void tick_note_latency(struct tick_cpu *tc, uint64_t now);
 
 /* Stop this CPU's old tick device and run `mode` on `dev` (interrupts
  * off): the boot CPU's switches, and each AP following them. */

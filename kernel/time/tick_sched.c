@@ -235,6 +235,7 @@ static void tick_restart(struct tick_cpu *tc, unsigned vector)
 {
 	timekeeping_update();
 	uint64_t now = ktime_get_ns();
+	tick_note_latency(tc, now);
 	tick_update_jiffies(tc, now);
 	tc->catchups++;
 	tc->stopped = false;
