@@ -19,6 +19,7 @@ import pytest
 ICOUNT = 4
 LOAD = "timerload 50 1000 5000 60"
 MODES = ["tickless", "dyntick", "periodic"]
+CAUSES = re.compile(r"timerload: wakeups by cause: timers (\d+), other (\d+)")
 RESULT = re.compile(
     r"timerload: (\d+) timers, (\d+) fired, (\d+) wakeups \(([\d.]+)/s\), optimum (\d+) "
     r"\(ratio ([\d.]+)\), early (\d+), past hard (\d+), worst late (\d+) us, slack used (\S+)")
@@ -29,7 +30,10 @@ def timerload(vm, args):
     m = RESULT.search(out)
     assert m, out
     n, fired, wakeups, _, optimum, ratio, early, past_hard, late, _ = m.groups()
+    c = CAUSES.search(out)
+    assert c, out
     return dict(out=out, fired=int(fired), wakeups=int(wakeups), optimum=int(optimum),
+                timer_wakeups=int(c.group(1)),
                 ratio=float(ratio), early=int(early), past_hard=int(past_hard), late=int(late))
 
 
@@ -49,22 +53,27 @@ def test_windows_hold_in_every_mode(boot, mode, kind):
         for c, r in rows.items():
             assert 14000 < r["wakeups"] < 16000, (c, r["out"])
         return
+    # Tickless: the wakeups the timers caused (see below for why not all of
+    # them).  Dyntick: all of them, as many are ticks (a skip of two ticks or
+    # fewer is not worth it, the 2005 rule, and the tick runs the timers).
+    key = "timer_wakeups" if mode == "tickless" else "wakeups"
     exact, one, ten = rows["exact"], rows["1"], rows["10"]
     if mode == "tickless":
-        assert exact["wakeups"] < 1.15 * exact["optimum"], exact["out"]
-    assert ten["wakeups"] <= 1.10 * ten["optimum"], ten["out"]
-    assert ten["wakeups"] < 0.4 * exact["wakeups"], (ten["out"], exact["out"])
-    assert one["wakeups"] < 0.85 * exact["wakeups"], (one["out"], exact["out"])
+        assert exact[key] < 1.15 * exact["optimum"], exact["out"]
+    assert ten[key] <= 1.10 * ten["optimum"], ten["out"]
+    assert ten[key] < 0.4 * exact[key], (ten["out"], exact["out"])
+    assert one[key] < 0.85 * exact[key], (one["out"], exact["out"])
     # The wider the windows, the fewer the wakeups: deferrable's are up to
     # 1 s, 10 % of 1..5 s is 100..500 ms, background's 100 ms, 1 % 10..50 ms,
     # normal's 1 ms.
     # (Dyntick wakes on tick boundaries: 1 ms windows gain it nothing.)
     order = ["deferrable", "10", "background", "1"] + (["normal", "exact"] if mode == "tickless" else [])
-    # Within 5 %: the wakeups not caused by timers (the UART draining the
-    # first line while the run starts, at the pace the host reads the
-    # pty) vary by a few dozen from run to run, even under icount, and
-    # normal's 1 ms windows save only about 2 % over exact.
-    counts = [rows[c]["wakeups"] for c in order]
+    # Counted in wakeups the timers caused: the others vary from run to
+    # run even under icount when the host is busy (a CI run with a kernel
+    # being unpacked alongside saw 344 instead of about 20 in one row;
+    # docs/timers.md), and normal's 1 ms windows save only about 2 % over
+    # exact.  Within 5 %.
+    counts = [rows[c][key] for c in order]
     assert all(a <= 1.05 * b for a, b in zip(counts, counts[1:])), dict(zip(order, counts))
 
 
@@ -87,7 +96,7 @@ def test_timerload_on_another_cpu(boot):
         r = timerload(vm, f"10 cpu=1{wheel}")
         assert "on CPU 1," in r["out"], r["out"]
         assert r["early"] == 0 and r["past_hard"] == 0, r["out"]
-        assert r["wakeups"] <= 1.10 * r["optimum"], r["out"]
+        assert r["timer_wakeups"] <= 1.10 * r["optimum"], r["out"]
 
 
 def test_slack_default_gives_every_timer_a_window(boot):
@@ -99,7 +108,7 @@ def test_slack_default_gives_every_timer_a_window(boot):
     assert "class default" in exact["out"]
     assert "slack: default 10%" in vm.cmd("slack 10")
     wide = timerload(vm, "")
-    assert wide["wakeups"] < 0.4 * exact["wakeups"], (wide["out"], exact["out"])
+    assert wide["timer_wakeups"] < 0.4 * exact["timer_wakeups"], (wide["out"], exact["out"])
     # A wheel timer armed 1000 ms ahead at HZ=250: 250 ticks, 10 % of it
     # (less once it re-arms itself from a callback that ran inside its
     # window: the period counts from its last expiry, the slack from now).
