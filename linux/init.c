@@ -83,8 +83,11 @@ static int cmd_write(const char *path, const char *value)
 static void cmd_sleep(long ms)
 {
 	struct timespec d = { .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * NSEC_PER_MSEC };
-	clock_nanosleep(CLOCK_MONOTONIC, 0, &d, NULL);
-	printf("sleep ok\n");
+	int err = clock_nanosleep(CLOCK_MONOTONIC, 0, &d, NULL);
+	if (err)
+		printf("error: sleep %ld: %s\n", ms, strerror(err));
+	else
+		printf("sleep ok\n");
 }
 
 static void cmd_spin(long n, long ms)
