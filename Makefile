@@ -8,6 +8,7 @@
 #   make fuzz         each libFuzzer harness in tests/fuzz/ for FUZZ_SECONDS (docs/robustness.md)
 #   make bench        tick modes vs. each other and an idle Linux guest (docs/benchmarks.md)
 #   make soak         24 guest hours in each tick mode under icount, checked (tools/soak.py)
+#   make linux        Linux 6.1 for i386 with the dynamic-tick series (linux/README.md)
 #   make clean
 #
 # Knobs: HZ=100|250|1000 (build-time tick rate, default 250 as in Linux 2.6.13)
@@ -18,6 +19,7 @@
 #        GDBPORT=N       (make debug: gdb on TCP port N instead of build/gdb.sock)
 #        NO_DEPS=1       (install nothing; stop with one line if a tool is missing)
 #        FUZZ_SECONDS=N  (make fuzz: seconds per harness, default 60)
+#        JOBS=N          (make linux: parallel jobs, default the CPU count)
 
 HZ     ?= 250
 ACCEL  ?= tcg
@@ -55,7 +57,7 @@ OBJS     := $(patsubst %.c,$(BUILD)/%.o,$(C_SRCS)) $(patsubst %.asm,$(BUILD)/%.o
 # Rebuild everything when HZ changes: it is baked into the objects.
 HZ_STAMP := $(BUILD)/.hz-$(HZ)
 
-.PHONY: all iso run debug test test-smp unit system fuzz fuzz-short clean deps bench bench-timers soak FORCE
+.PHONY: all iso run debug test test-smp unit system fuzz fuzz-short clean deps bench bench-timers soak linux FORCE
 all: $(BUILD)/lull.elf $(BUILD)/lull.asm $(BUILD)/lull.sym
 
 # Tools.  On Debian/Ubuntu the first step of a build installs the missing
@@ -75,6 +77,7 @@ deps_fuzz-short   := fuzz
 deps_bench        := build iso run bench
 deps_soak         := build system
 deps_bench-timers := unit bench
+deps_linux        := linux
 deps_clean        :=
 deps_deps         := build iso run debug unit fuzz system
 # A goal not listed (a file such as build/lull.elf) needs the build tools.
@@ -287,7 +290,18 @@ bench-timers: $(BUILD)/timer_bench
 soak: $(BUILD)/lull.elf
 	BUILD=$(BUILD) $(PYTHON) tools/soak.py $(SOAK_ARGS)
 
+# ---------------------------------------------------------------- linux
+# Debian's Linux 6.1 source with the series in linux/ applied, tinyconfig
+# plus linux/config-fragment, built for i386 into $(BUILD)/linux/bzImage
+# (tools/linux-build; a second run rebuilds only what changed).  Boot it
+# with tools/linux-boot.  Its packages are a group of their own, installed
+# only here.  Not part of `make test`.
+linux:
+	@tools/install-deps linux
+	BUILD=$(BUILD) $(if $(JOBS),JOBS=$(JOBS)) tools/linux-build
+
 clean:
 	rm -rf $(BUILD) .gdbinit
 
--include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+# (Not under $(BUILD)/linux: the Linux tree has files and directories named *.d.)
+-include $(shell find $(BUILD) -path $(BUILD)/linux -prune -o -name '*.d' -print 2>/dev/null)
