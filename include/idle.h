@@ -32,6 +32,20 @@ struct idle_late_report {
 };
 void idle_late_report(struct idle_late_report *out);
 
+/* `inject idle-race`: CPU `cpu`'s next idle entry first waits, interrupts
+ * off, until its tick device's current deadline has passed, and only then
+ * programs its sleep: the race an idle entry loses when the deadline falls
+ * inside it.  The old deadline's interrupt is then pending at the halt;
+ * cpu_idle must take it before halting and give the sleep up rather than
+ * halt and wake at once.  The report (which disarms) says what happened. */
+void idle_inject_race(unsigned cpu);
+struct idle_race_report {
+	bool done;              /* the armed idle entry happened */
+	bool given_up;          /* an interrupt came before the halt: no halt */
+	uint64_t due_ns;        /* the deadline it let pass */
+};
+void idle_race_report(struct idle_race_report *out);
+
 #define wait_event(cond)                                \
 	do {                                            \
 		for (;;) {                              \

@@ -10,6 +10,10 @@
 #include "time/tick.h"
 #include "time/timekeeping.h"
 
+/* `inject idle-race` waits this long past the old deadline, so the device
+ * has surely fired (its counter and the clocksource are different clocks). */
+#define IDLE_RACE_MARGIN_NS     (20 * NSEC_PER_USEC)
+
 /* `inject late-wakeup`: which CPU, how late, and what happened. */
 static struct {
 	volatile int cpu;               /* -1: none armed */
@@ -59,10 +63,69 @@ static void idle_late_hook(struct cpu *c)
 	}
 }
 
+/* `inject idle-race`: which CPU, and what its next idle entry saw. */
+static struct {
+	volatile int cpu;               /* -1: none armed */
+	struct idle_race_report r;
+} race = { .cpu = -1 };
+
+void idle_inject_race(unsigned cpu)
+{
+	uint32_t f = irq_save();
+	race.r = (struct idle_race_report){ 0 };
+	race.cpu = (int)cpu;
+	irq_restore(f);
+}
+
+void idle_race_report(struct idle_race_report *out)
+{
+	uint32_t f = irq_save();
+	*out = race.r;
+	race.cpu = -1;                  /* disarm, if it never came */
+	irq_restore(f);
+}
+
+/* Interrupts off, before the sleep is programmed: for the armed CPU, let
+ * the device's current deadline pass first, as if tick_idle_enter had been
+ * slow, so its interrupt is pending when the sleep replaces it. */
+static bool idle_race_hook(struct cpu *c)
+{
+	if (race.cpu != (int)c->index)
+		return false;
+	bool skipping;
+	uint64_t due = tick_idle_wake_ns(&skipping);
+	race.r.due_ns = due;
+	while (ktime_get_ns() <= due + IDLE_RACE_MARGIN_NS)
+		;               /* the device fires; nobody answers yet */
+	return true;
+}
+
 void cpu_idle(void)
 {
 	struct cpu *c = this_cpu();
+	bool raced = idle_race_hook(c);
 	tick_idle_enter();      /* interrupts are off: nothing can slip in */
+	/* ... but something may be waiting already.  Programming the sleep
+	 * replaced the device's old deadline, and if that deadline passed
+	 * while tick_idle_enter ran, its interrupt is pending anyway (a local
+	 * APIC keeps the IRR bit, the PIC its edge): halting now would wake at
+	 * once, judge the event stale (clockevents_handle_event) and count a
+	 * wakeup of ~0 ms.  So let anything pending in first; if something
+	 * came, it restarted the tick: do not halt, go round again.  Seen
+	 * under -icount as one stray "irq 0xf0 (lapic-timer)" wakeup when the
+	 * command before `idle` ended a few hundred instructions before a
+	 * jiffy. */
+	irq_window();
+	bool given_up = tick_idle_abandon();
+	if (raced) {
+		race.r.given_up = given_up;
+		race.r.done = true;
+		race.cpu = -1;
+	}
+	if (given_up) {
+		sti();
+		return;
+	}
 	idle_late_hook(c);
 	c->state = CPU_IDLE;
 	sti_hlt();              /* sleep until an interrupt (handled inside) */

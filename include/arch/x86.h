@@ -33,6 +33,10 @@ static inline void hlt(void) { __asm__ __volatile__("hlt" ::: "memory"); }
 /* sti takes effect after the next instruction, so no interrupt can slip in
  * between the two: an interrupt that is pending wakes the hlt at once. */
 static inline void sti_hlt(void) { __asm__ __volatile__("sti; hlt" ::: "memory"); }
+/* Let any pending interrupt in, then turn interrupts off again: an
+ * interrupt is taken after the instruction that follows STI (Intel SDM
+ * vol. 2B, STI), so the NOP is where it lands. */
+static inline void irq_window(void) { __asm__ __volatile__("sti; nop; cli" ::: "memory"); }
 
 /* Save and disable interrupts; restore exactly what was there. */
 static inline uint32_t irq_save(void) { uint32_t f = read_eflags(); cli(); return f; }

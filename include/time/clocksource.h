@@ -70,6 +70,7 @@ struct clocksource {
 	uint32_t wd_width_ns;   /* that bracket's width */
 	int32_t wd_ppm;         /* the last check's skew, in ppm of the interval */
 	int64_t wd_skew_ns;     /* ... and in ns (positive: ran fast) */
+	uint64_t wd_interval_ns; /* ... over this long */
 	uint64_t wd_worst_ns;   /* the largest |skew| any check saw */
 };
 

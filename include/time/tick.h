@@ -120,6 +120,10 @@ uint64_t tick_max_skip(void);
  * exit accounts for the sleep. */
 void tick_idle_enter(void);
 void tick_idle_exit(void);
+/* Between tick_idle_enter and the halt, after an interrupt window: true if
+ * an interrupt came in it, and then the CPU must not halt (the sleep is
+ * forgotten; the interrupt restarted the tick).  See kernel/idle.c. */
+bool tick_idle_abandon(void);
 /* After tick_idle_enter: when this CPU's device should end the sleep (the
  * skip's deadline, or the next tick if it keeps ticking: *skipping says
  * which); 0 if it has no tick device. */

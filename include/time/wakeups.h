@@ -39,6 +39,7 @@ struct wakeup_stats {
 	struct wakeup_cause causes[WAKEUP_CAUSES_MAX];
 	unsigned ncauses;
 	uint64_t other;                     /* causes that did not fit the table */
+	uint64_t abandoned;                 /* sleeps given up before the halt */
 };
 
 /* One CPU's: its counts, and the sleep in progress (wakeups.c). */
@@ -63,6 +64,10 @@ void wakeups_note_irq(unsigned vector);         /* an interrupt while idle */
 void wakeups_note_tick_event(void);             /* the tick device fired */
 void wakeups_note_skip(enum tick_limit limit, const char *name, uint64_t len_ns);
 void wakeups_idle_exit(uint64_t now);
+/* An interrupt came between wakeups_idle_enter and the halt, so the CPU
+ * will not halt: forget the sleep without counting it, and count it as
+ * abandoned instead.  False (nothing done) if no interrupt came. */
+bool wakeups_idle_abandon(void);
 
 /* Restart every CPU's longest-sleep measurement of a window (the `idle`
  * command). */

@@ -137,12 +137,13 @@ int cmd_wakeups(int argc, char **argv)
 	if (s.other)
 		kprintf("%8llu  (causes that did not fit the table)\n", (unsigned long long)s.other);
 	kprintf("skips by limit: timer %llu, hrtimer %llu, device max %llu, clocksource wrap %llu, "
-	        "watchdog %llu\n",
+	        "watchdog %llu; given up before the halt %llu\n",
 	        (unsigned long long)s.skips_by_limit[TICK_LIMIT_TIMER],
 	        (unsigned long long)s.skips_by_limit[TICK_LIMIT_HRTIMER],
 	        (unsigned long long)s.skips_by_limit[TICK_LIMIT_DEVICE],
 	        (unsigned long long)s.skips_by_limit[TICK_LIMIT_WRAP],
-	        (unsigned long long)s.skips_by_limit[TICK_LIMIT_WATCHDOG]);
+	        (unsigned long long)s.skips_by_limit[TICK_LIMIT_WATCHDOG],
+	        (unsigned long long)s.abandoned);
 	for (unsigned cpu = 0; ncpus > 1 && cpu < cpus_online; cpu++) {
 		const struct wakeup_stats *per = &each[cpu];
 		kprintf("cpu %u: ", cpu);

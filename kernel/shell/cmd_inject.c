@@ -452,6 +452,31 @@ static int inject_late_wakeup(uint32_t ms)
 	return rc;
 }
 
+/* idle-race: the next idle entry loses the race with the tick device's
+ * deadline (include/idle.h). */
+static int inject_idle_race(void)
+{
+	if (witness_arm(50, 50 + WITNESS_MARGIN_MS))
+		return -ENOSPC;
+	idle_inject_race(this_cpu()->index);
+	int rc = witness_report();
+	struct idle_race_report r;
+	idle_race_report(&r);
+	if (!r.done) {
+		kprintf("error: CPU %u did not go idle\n", this_cpu()->index);
+		return -EIO;
+	}
+	if (!r.given_up) {
+		kprintf("error: CPU %u halted with its old deadline's interrupt pending\n",
+		        this_cpu()->index);
+		return -EIO;
+	}
+	kprintf("inject: CPU %u's idle entry let its deadline pass, then programmed its sleep: the "
+	        "pending interrupt came before the halt, and the sleep was given up\n",
+	        this_cpu()->index);
+	return rc;
+}
+
 /* A signed whole number: +N, -N or N, within ±max. */
 static int parse_signed(const char *s, uint32_t max, int64_t *out)
 {
@@ -474,6 +499,8 @@ int cmd_inject(int argc, char **argv)
 		return inject_hpet_past();
 	if (argc == 2 && strcmp(what, "pm-glitch") == 0)
 		return inject_pm_glitch();
+	if (argc == 2 && strcmp(what, "idle-race") == 0)
+		return inject_idle_race();
 	if (argc == 2 && strcmp(what, "clocksource-stall") == 0)
 		return inject_clocksource_stall_cmd();
 	if (argc == 3 && strcmp(what, "lost-tick") == 0 &&
@@ -529,8 +556,10 @@ int cmd_watchdog(int argc, char **argv)
 		else if (!cs->wd_valid)
 			kprintf("not watched%s\n", cs->driven_by ? " (counts ticks)" : " yet");
 		else
-			kprintf("last %+lld ns (%+d ppm), worst %llu ns\n", (long long)cs->wd_skew_ns,
-			        (int)cs->wd_ppm, (unsigned long long)cs->wd_worst_ns);
+			kprintf("last %+lld ns in %llu ms (%+d ppm), worst %llu ns\n",
+			        (long long)cs->wd_skew_ns,
+			        (unsigned long long)(cs->wd_interval_ns / NSEC_PER_MSEC), (int)cs->wd_ppm,
+			        (unsigned long long)cs->wd_worst_ns);
 	}
 	return 0;
 }

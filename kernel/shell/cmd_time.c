@@ -115,7 +115,8 @@ int cmd_clockevent(int argc, char **argv)
 		print_duration_ns(d->min_delta_ns);
 		kprintf("  max ");
 		print_duration_ns(d->max_delta_ns);
-		kprintf("  events %llu\n", (unsigned long long)d->events);
+		kprintf("  events %llu, stale %llu\n", (unsigned long long)d->events,
+		        (unsigned long long)d->stale_events);
 	}
 	return 0;
 }

@@ -60,7 +60,7 @@ const struct shell_command shell_commands[] = {
 	{ "timerload", "N MIN_MS MAX_MS SECONDS [exact|normal|background|deferrable|PERCENT] [seed=S]",
 	              "N (1..100) periodic timers, periods MIN..MAX ms, for SECONDS idle: wakeups against the optimum", cmd_timerload },
 	{ "watchdog", "[check]",      "the clocksource watchdog: reference, checks, each counter's skew; check now", cmd_watchdog },
-	{ "inject",   "hpet-past|lost-tick N|spurious-tick N|pm-glitch|tsc-step +-MS|tsc-skew +-PPM|clocksource-stall|irq-storm MS|late-wakeup MS",
+	{ "inject",   "hpet-past|lost-tick N|spurious-tick N|pm-glitch|tsc-step +-MS|tsc-skew +-PPM|clocksource-stall|irq-storm MS|late-wakeup MS|idle-race",
 	              "make the timer hardware lie on purpose, then check that every timer fired once, none early", cmd_inject },
 	{ "fault",    "ud|gp|pf|null|de|stack", "raise a CPU exception, or overflow the stack, on purpose (shows the panic report)", cmd_fault },
 };

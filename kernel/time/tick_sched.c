@@ -283,6 +283,15 @@ void tick_irq_enter(unsigned vector)
 
 /* ------------------------------------------------------ idle exit */
 
+bool tick_idle_abandon(void)
+{
+	struct tick_cpu *tc = this_tick();
+	if (!tc->dev || !wakeups_idle_abandon())
+		return false;
+	tc->idle = false;
+	return true;
+}
+
 /* Back from the halt (interrupts off): the interrupt that woke us already
  * caught jiffies up and restored the tick (tick_restart). */
 void tick_idle_exit(void)

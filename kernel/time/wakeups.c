@@ -129,6 +129,19 @@ static enum wakeup_kind kind_of_limit(enum tick_limit l)
 	}
 }
 
+bool wakeups_idle_abandon(void)
+{
+	struct wakeup_cpu *w = this_wakeups();
+	spin_lock(&w->lock);
+	bool abandon = w->cur.active && (w->cur.tick_fired || w->cur.have_irq);
+	if (abandon) {
+		w->cur.active = false;
+		w->stats.abandoned++;
+	}
+	spin_unlock(&w->lock);
+	return abandon;
+}
+
 void wakeups_idle_exit(uint64_t now)
 {
 	struct wakeup_cpu *w = this_wakeups();
@@ -209,6 +222,7 @@ static void add_stats(struct wakeup_stats *sum, const struct wakeup_stats *s)
 	sum->wakeups += s->wakeups;
 	sum->idle_ns += s->idle_ns;
 	sum->other += s->other;
+	sum->abandoned += s->abandoned;
 	sum->asleep += s->asleep;
 	if (s->max_sleep_ns > sum->max_sleep_ns)
 		sum->max_sleep_ns = s->max_sleep_ns;

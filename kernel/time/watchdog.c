@@ -316,6 +316,7 @@ static void check_one(struct clocksource *c, struct verdict *v)
 		int64_t ppm = ppm_of(skew, interval);
 		c->wd_skew_ns = skew;
 		c->wd_ppm = (int32_t)ppm;
+		c->wd_interval_ns = interval;
 		if (mag > c->wd_worst_ns)
 			c->wd_worst_ns = mag;
 		if (mag > allowance_ns(c, interval, width + c->wd_width_ns) && !v->cs) {

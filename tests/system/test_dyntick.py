@@ -31,7 +31,7 @@ def build_hz(vm):
 
 
 CLOCKEVENT_RE = re.compile(r"^([* ]) (\S+)\s+rating \d+\s+\S+\s+min [\d.]+ us\s+"
-                           r"max ([\d.]+) (s|ms)\s+events (\d+)$", re.M)
+                           r"max ([\d.]+) (s|ms)\s+events (\d+), stale \d+$", re.M)
 
 
 def clockevents(vm, out=None):

@@ -154,11 +154,32 @@ def test_clocksource_faults_caught_by_the_watchdog(boot, cpus):
     clock.check()
 
 
+@pytest.mark.parametrize("device", ["lapic", "hpet", "pit"])
+def test_a_deadline_that_passes_during_idle_entry_costs_no_wakeup(boot, device):
+    # The device's old deadline passes while the idle entry programs the
+    # sleep, so its interrupt is pending at the halt (kernel/idle.c).  It
+    # must be taken before the halt and the sleep given up, not counted as
+    # a wakeup of 0 ms judged stale.  -icount: no host input meanwhile.
+    vm = boot(append=f"clockevent={device}", icount=4)
+    vm.cmd("wakeups reset")
+    out = run(vm, "inject idle-race")
+    assert re.search(r"^inject: CPU 0's idle entry let its deadline pass, then programmed its "
+                     r"sleep: the pending interrupt came before the halt, and the sleep was "
+                     r"given up\b", out, re.M), out
+    recovered(out, 1)
+    out = vm.cmd("wakeups")
+    m = re.search(r"given up before the halt (\d+)", out)
+    assert m and int(m.group(1)) >= 1, out
+    # No wakeup on the tick device's own line other than its events.
+    vector = {"lapic": "0xf0", "hpet": "0x20", "pit": "0x20"}[device]
+    assert f"irq {vector}" not in out, out
+
+
 def test_inject_rejects_bad_input(vm):
     for line in ["inject", "inject bogus", "inject lost-tick", "inject lost-tick 0",
                  "inject lost-tick 1001", "inject lost-tick x", "inject tsc-step 10x",
                  "inject tsc-step +", "inject tsc-step 0", "inject hpet-past now",
-                 "inject irq-storm 10001", "inject late-wakeup -5"]:
+                 "inject irq-storm 10001", "inject late-wakeup -5", "inject idle-race 1"]:
         out = vm.cmd(line)
         assert out.startswith("usage: inject "), (line, out)
     # Not possible here: a line saying why, and the shell goes on.

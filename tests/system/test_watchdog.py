@@ -10,9 +10,10 @@ from conftest import boot_cpu_idle
 
 
 def counters(out):
-    """{name: ppm} from `watchdog`'s per-counter lines."""
-    return {m.group(1): int(m.group(2))
-            for m in re.finditer(r"^\s+(\S+)\s+last [-+]\d+ ns \(([-+]\d+) ppm\)", out, re.M)}
+    """{name: (skew ns, interval ms, ppm)} from `watchdog`'s per-counter lines."""
+    return {m.group(1): (int(m.group(2)), int(m.group(3)), int(m.group(4)))
+            for m in re.finditer(r"^\s+(\S+)\s+last ([-+]\d+) ns in (\d+) ms \(([-+]\d+) ppm\)",
+                                 out, re.M)}
 
 
 def test_against_the_hpet_no_wakeups_of_its_own(boot):
@@ -28,8 +29,16 @@ def test_against_the_hpet_no_wakeups_of_its_own(boot):
     assert "alarms 0" in out, out
     seen = counters(out)
     assert set(seen) == {"tsc", "acpi_pm"}, out   # the pit counts ticks: not watched
-    for name, ppm in seen.items():
-        assert abs(ppm) < 200, out
+    # Each within 200 ppm of the interval plus the watchdog's 50 us margin
+    # for what the reads' brackets cannot see (kernel/time/watchdog.c).
+    # The last check may be a short one: `watchdog check` comes a few ms
+    # after a check on the typing's interrupts, and a host stall of 28 us
+    # between two reads was +834 ppm of 33 ms (seen in CI), which is no
+    # fault; in ppm alone only checks of a second or more are judged.
+    for name, (skew_ns, interval_ms, ppm) in seen.items():
+        assert abs(skew_ns) <= 200 * interval_ms + 50_000, out
+        if interval_ms >= 1000:
+            assert abs(ppm) < 200, out
 
 
 def test_against_the_pm_timer_it_wakes_before_the_skew_could_alias(boot):

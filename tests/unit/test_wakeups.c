@@ -194,6 +194,52 @@ static void test_window_max_sleep(void **state)
 	assert_int_equal(boot_stats.max_sleep_ns, 7000000);
 }
 
+/* kernel/idle.c lets pending interrupts in between tick_idle_enter and
+ * the halt; if one came, the CPU does not halt and the sleep is given up:
+ * not a wakeup, no idle time, no cause; counted as abandoned. */
+static void test_abandoned_sleep_is_no_wakeup(void **state)
+{
+	(void)state;
+	/* Nothing came in the window: nothing to give up, the sleep goes on. */
+	wakeups_idle_enter(1000);
+	wakeups_note_skip(TICK_LIMIT_DEVICE, NULL, 68000000000ull);
+	assert_false(wakeups_idle_abandon());
+	wakeups_idle_exit(5000);                /* halted, woke for nothing */
+	assert_int_equal(boot_stats.abandoned, 0);
+	assert_int_equal(boot_stats.idle_ns, 4000);
+
+	/* The old deadline's interrupt, pending at the halt, came in the
+	 * window (judged stale: no tick event). */
+	wakeups_idle_enter(10000);
+	wakeups_note_skip(TICK_LIMIT_DEVICE, NULL, 68000000000ull);
+	wakeups_note_irq(VEC_TICK);
+	assert_true(wakeups_idle_abandon());
+	assert_int_equal(boot_stats.abandoned, 1);
+	/* Given up once only; a late exit finds no sleep in progress. */
+	assert_false(wakeups_idle_abandon());
+	wakeups_idle_exit(20000);
+	assert_int_equal(boot_stats.wakeups, 0);
+	assert_int_equal(boot_stats.ncauses, 0);
+	assert_int_equal(boot_stats.idle_ns, 4000);
+	assert_int_equal(boot_stats.max_sleep_ns, 0);
+
+	/* A tick event in the window (the deadline was due): the same. */
+	wakeups_idle_enter(30000);
+	wakeups_note_irq(VEC_TICK);
+	wakeups_note_tick_event();
+	assert_true(wakeups_idle_abandon());
+	assert_int_equal(boot_stats.abandoned, 2);
+	assert_int_equal(boot_stats.wakeups, 0);
+
+	/* The next sleep counts as usual; reset forgets the abandoned too. */
+	sleep_until_irq(40000, 50000, VEC_UART);
+	assert_int_equal(boot_stats.wakeups, 1);
+	assert_int_equal(count_of(WAKE_IRQ, NULL, VEC_UART), 1);
+	assert_all_charged();
+	wakeups_reset(60000);
+	assert_int_equal(boot_stats.abandoned, 0);
+}
+
 static void test_reset_forgets_everything(void **state)
 {
 	(void)state;
@@ -479,6 +525,7 @@ int main(void)
 		cmocka_unit_test_setup(test_idle_time_and_wakeups, fresh),
 		cmocka_unit_test_setup(test_each_wakeup_charged_to_one_cause, fresh),
 		cmocka_unit_test_setup(test_window_max_sleep, fresh),
+		cmocka_unit_test_setup(test_abandoned_sleep_is_no_wakeup, fresh),
 		cmocka_unit_test_setup(test_reset_forgets_everything, fresh),
 		cmocka_unit_test_setup(test_causes_table_overflows_into_other, fresh),
 		cmocka_unit_test_setup(test_skips_counted_by_limit, fresh),
