@@ -70,8 +70,8 @@ deps_iso          := build iso
 deps_run          := build iso run
 deps_debug        := build iso run debug
 deps_unit         := unit
-deps_system       := build iso system
-deps_test         := build iso unit fuzz system
+deps_system       := build iso system linux
+deps_test         := build iso unit fuzz system linux
 deps_fuzz         := fuzz
 deps_fuzz-short   := fuzz
 deps_bench        := build iso run bench
@@ -79,7 +79,7 @@ deps_soak         := build system
 deps_bench-timers := unit bench
 deps_linux        := linux
 deps_clean        :=
-deps_deps         := build iso run debug unit fuzz system
+deps_deps         := build iso run debug unit fuzz system linux
 # A goal not listed (a file such as build/lull.elf) needs the build tools.
 DEP_GROUPS := $(sort $(foreach g,$(or $(MAKECMDGOALS),all),\
                 $(if $(filter undefined,$(origin deps_$(g))),build,$(deps_$(g)))))
@@ -200,7 +200,10 @@ $(UNIT_DIR)/test_%: tests/unit/test_%.c $$(call unit_sources,tests/unit/test_$$*
 unit: $(UNIT_TESTS) $(BUILD)/timer_bench
 	@set -e; for t in $(UNIT_TESTS); do echo "== $$t"; $$t; done
 
+# The system tests boot the Linux series too (tests/system/test_linux.py):
+# `make linux` first, which rebuilds only what changed.
 system: $(BUILD)/lull.elf $(BUILD)/lull.iso
+	$(MAKE) --no-print-directory linux
 	$(PYTHON) -m pytest -q tests/system $(PYTEST_ARGS)
 
 test: all iso
@@ -294,10 +297,9 @@ soak: $(BUILD)/lull.elf
 # Debian's Linux 6.1 source with the series in linux/ applied, tinyconfig
 # plus linux/config-fragment, built for i386 into $(BUILD)/linux/bzImage
 # (tools/linux-build; a second run rebuilds only what changed).  Boot it
-# with tools/linux-boot.  Its packages are a group of their own, installed
-# only here.  Not part of `make test`.
-linux:
-	@tools/install-deps linux
+# with tools/linux-boot.  `make system` (so `make test`) runs it first and
+# boots the result (tests/system/test_linux.py).
+linux: | deps
 	BUILD=$(BUILD) $(if $(JOBS),JOBS=$(JOBS)) tools/linux-build
 
 clean:

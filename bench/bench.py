@@ -60,7 +60,8 @@ class Config:
     """One row of the table: how to boot it and what it should turn out to be."""
 
     def __init__(self, name, what, append="", kind="lull", hz=HZ_DEFAULT, expect=None, trace=False,
-                 qemu="qemu-system-i386", cpu=LULL_CPU, smp=1, busy_cpu=None, icount=None, ref=None):
+                 qemu="qemu-system-i386", cpu=LULL_CPU, smp=1, busy_cpu=None, icount=None, ref=None,
+                 dyntick=None, keep_booted=False):
         self.name, self.what, self.append, self.kind = name, what, append, kind
         self.qemu, self.cpu = qemu, cpu
         self.smp = smp              # CPUs QEMU gives the guest (-smp)
@@ -70,6 +71,8 @@ class Config:
         self.hz = hz                # tick rate: hrtimers run at tick resolution in periodic/dyntick
         self.expect = expect        # "mode: M, device: D" that `dyntick` must print
         self.trace = trace          # one of the three rows of the timeline picture
+        self.dyntick = dyntick      # a Linux row: "on"/"off", typed as `dyntick on|off` first
+        self.keep_booted = keep_booted  # a Linux row: the next row of its ref reuses this boot
 
 
 CONFIGS = [
@@ -132,6 +135,13 @@ CONFIGS = [
     # *-icount rows (its boot there takes ~15 s of host time).
     Config("linux-amd64-icount", "Linux, " + linux.REFERENCES["linux-amd64"]["what"] +
            ", latency under -icount", kind="linux", ref="linux-amd64", icount=ICOUNT_SHIFT),
+    # Linux 6.1 with the 2005 interface (linux/, docs/linux.md): two rows
+    # from one boot, the run-time switch flipped between them, which a boot
+    # option (nohz=off) could only give as two boots.
+    Config("linux-6.1+dyntick-on", "Linux 6.1 + linux/ series, dyn_tick_state 1", kind="linux",
+           ref="linux-6.1-dyntick", dyntick="on", keep_booted=True),
+    Config("linux-6.1+dyntick-off", "Linux 6.1 + linux/ series, dyn_tick_state 0 (same boot)",
+           kind="linux", ref="linux-6.1-dyntick", dyntick="off"),
 ]
 ISO_CONFIG = "tickless-lapic"   # what GRUB's default entry boots: the ISO boot time goes in its row
 
@@ -392,9 +402,19 @@ def trace(g, cfg, a, row):
         row["trace"] = path
 
 
+# A Linux guest a row left running for the next row of the same reference
+# (Config.keep_booted): ref -> (Guest, package, append).
+KEPT_BOOTED = {}
+
+
 def run_linux(cfg, a, accel, progress, step):
     ref = linux.REFERENCES[cfg.ref]
     row = new_row(cfg, accel_label(cfg, accel), ref["qemu"], ref["cpu"])
+    kept = KEPT_BOOTED.pop((cfg.ref, accel), None)
+    if kept:
+        g, row["package"], row["append"] = kept
+        row["notes"].append("the boot of the row before")
+        return measure_linux(g, cfg, a, accel, progress, step, row, None)
     progress.start(step, f" ({accel}) preparing")
     try:
         vmlinuz, initrd, package = linux.prepare(cfg.ref, os.path.join(a.out, "linux"))
@@ -410,24 +430,44 @@ def run_linux(cfg, a, accel, progress, step):
                     log_path=log_path(a, cfg, accel, "boot"), boot_timeout=120, icount=cfg.icount)
     try:
         boot = g.wait_prompt(timeout=120)
+    except BaseException:
+        g.close()
+        raise
+    m = re.search(r"uptime at init \(s, idle s\): (\d+\.\d+)", g.vm.log_text())
+    row["boot_to_init_s"] = float(m.group(1)) if m and cfg.icount is None else None
+    return measure_linux(g, cfg, a, accel, progress, step, row, boot)
+
+
+def measure_linux(g, cfg, a, accel, progress, step, row, boot):
+    """The Linux row's measurements in a booted guest; closes it unless the
+    next row keeps it (Config.keep_booted)."""
+    keep = False
+    try:
+        if cfg.dyntick:
+            out = g.cmd(f"dyntick {cfg.dyntick}")
+            if f"dyntick {cfg.dyntick} ok" not in out:
+                raise RuntimeError(f"dyntick {cfg.dyntick}: {out.strip()[-200:]}")
         # Under icount, latency alone (as in lull's icount rows): an idle
         # window there takes no host time, and host-timed sleeps mean nothing.
         if cfg.icount is None:
-            m = re.search(r"uptime at init \(s, idle s\): (\d+\.\d+)", g.vm.log_text())
-            row["boot_to_init_s"] = float(m.group(1)) if m else None
             # The repetitions are idle windows in one boot: Linux takes seconds to boot.
             for rep in range(a.reps):
                 progress.start(step, f" ({accel}) idle window {rep + 1}/{a.reps}", (rep + 0.5) / (a.reps + 1))
                 r = guest.measure_idle(g, a.idle)
-                r.update(boot_s=boot if rep == 0 else None, first_byte_s=g.first_byte_s if rep == 0 else None)
+                first = rep == 0 and boot is not None       # not for a row on a kept boot
+                r.update(boot_s=boot if first else None, first_byte_s=g.first_byte_s if first else None)
                 row["reps"].append(r)
             row["tick"] = r["clocks"]
         row["latency"] = guest.measure_latency(g, a.latency_count, a.latency_period_us,
                                                timeout=a.latency_count * a.latency_period_us / 1e6 * 4 + 30)
         if cfg.icount is None:
             row["sleep_overshoot_ms"], row["sleep_base_ms"] = guest.measure_sleeps(g, (10, 100, 1000), a.sleep_reps)
+        keep = cfg.keep_booted
     finally:
-        g.close()
+        if keep:
+            KEPT_BOOTED[(cfg.ref, accel)] = (g, row["package"], row["append"])
+        else:
+            g.close()
     return row
 
 
@@ -494,6 +534,8 @@ def main():
           f"{f' and {len(tl_names)} timerload rows' if tl_names else ''}, "
           f"{'quick run' if a.quick else 'full run'}: idle {a.idle} s x {a.reps}")
     rows = [run_config(c, a, acc, progress, i) for i, (c, acc) in enumerate(work)]
+    for g, _, _ in KEPT_BOOTED.values():     # its next row was not asked for
+        g.close()
     tl_rows = run_timerload(tl_names, a, progress, len(work)) if tl_names else []
     info["run"] = (f"{'quick' if a.quick else 'full'}: idle window {a.idle} s x {a.reps}, "
                    f"latency {a.latency_count} x {a.latency_period_us} us, "

@@ -12,6 +12,10 @@
  *                         SCHED_FIFO 99), printed in lull's `latency` format
  *   sleep MS              clock_nanosleep for MS ms (the host times the prompt)
  *   uptime                CLOCK_MONOTONIC in lull's `uptime` format
+ *   dyntick on|off        the 2005 switch, as lull's `dyntick on|off`: writes
+ *                         1 or 0 to /sys/devices/system/timer/timer0/
+ *                         dyn_tick_state (only the kernel that linux/'s
+ *                         series patches has it; others print an error)
  *   poweroff              reboot(RB_POWER_OFF): ACPI S5, QEMU exits
  *
  * Which interrupts are "timer" wakeups: the lines of /proc/interrupts named
@@ -24,6 +28,7 @@
  */
 #define _GNU_SOURCE
 #include <ctype.h>
+#include <errno.h>
 #include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -67,6 +72,18 @@ static const char *first_line(const char *path, char *buf, size_t size)
 
 #define CLOCKSOURCE "/sys/devices/system/clocksource/clocksource0/current_clocksource"
 #define CLOCKEVENT  "/sys/devices/system/clockevents/clockevent0/current_device"
+
+#define DYN_TICK_STATE "/sys/devices/system/timer/timer0/dyn_tick_state"
+
+static void cmd_dyntick(int on)
+{
+	FILE *f = fopen(DYN_TICK_STATE, "w");
+	if (!f || fprintf(f, "%d\n", on) < 0 || fclose(f) != 0) {
+		printf("error: dyntick: %s: %s\n", DYN_TICK_STATE, strerror(errno));
+		return;
+	}
+	printf("dyntick %s ok\n", on ? "on" : "off");
+}
 
 static void print_clocks(void)
 {
@@ -256,10 +273,13 @@ int main(void)
 			cmd_sleep(a);
 		else if (strncmp(line, "uptime", 6) == 0)
 			cmd_uptime();
+		else if (strcmp(line, "dyntick on\n") == 0 || strcmp(line, "dyntick off\n") == 0)
+			cmd_dyntick(line[9] == 'n');
 		else if (strncmp(line, "poweroff", 8) == 0)
 			break;
 		else if (line[0] != '\n')
-			printf("usage: idle S | latency COUNT PERIOD_US | sleep MS | uptime | poweroff\n");
+			printf("usage: idle S | latency COUNT PERIOD_US | sleep MS | uptime | "
+			       "dyntick on|off | poweroff\n");
 	}
 	sync();
 	reboot(RB_POWER_OFF);

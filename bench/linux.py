@@ -8,6 +8,11 @@ is reused by the next run.
     i386   linux-image-<abi>-686    periodic tick at 250 Hz, qemu-system-i386
     amd64  linux-image-<abi>-amd64  tickless (NO_HZ_IDLE), qemu-system-x86_64
 
+One more is not Debian's build: "linux-6.1-dyntick" is the kernel that
+`make linux` builds from Debian's linux-source-6.1 with linux/'s series
+(docs/linux.md), $BUILD/linux/bzImage, i386 tinyconfig plus the fragment:
+tickless (NO_HZ_IDLE) with the 2005 run-time switch, which its rows flip.
+
 The -unsigned packages are preferred (the same kernel without the Secure
 Boot signature); the signed ones are the fallback.  The i386 package index
 is fetched with an apt option for that one command instead of
@@ -31,7 +36,11 @@ REFERENCES = {
     "linux-amd64": dict(arch="amd64", flavour="amd64", meta="linux-image-amd64",
                         qemu="qemu-system-x86_64", cpu="qemu64", cc="gcc",
                         what="Debian amd64 kernel"),
+    "linux-6.1-dyntick": dict(arch="i386", built="linux/bzImage", qemu="qemu-system-i386",
+                              cpu="qemu32", cc="i686-linux-gnu-gcc",
+                              what="Linux 6.1 with linux/'s series (make linux)"),
 }
+BUILD = os.environ.get("BUILD", os.path.join(ROOT, "build"))
 
 
 class Unavailable(Exception):
@@ -138,6 +147,12 @@ def prepare(name, workdir):
     """(vmlinuz, initramfs, package file name) for a reference; raises Unavailable."""
     ref = REFERENCES[name]
     os.makedirs(workdir, exist_ok=True)
+    if "built" in ref:
+        kernel = os.path.join(BUILD, ref["built"])
+        if not os.path.exists(kernel):
+            raise Unavailable(f"no {kernel}: run make linux")
+        init = _build_init(ref, workdir)
+        return kernel, _initramfs(init, workdir, ref["arch"]), f"{ref['built']} ({os.path.getsize(kernel)} bytes)"
     deb = _download(ref, workdir)
     vmlinuz = _extract_vmlinuz(deb, workdir)
     init = _build_init(ref, workdir)

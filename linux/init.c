@@ -11,10 +11,14 @@
  *   spin N MS             N busy processes for MS milliseconds, in the background
  *   toggle N PATH         write 0 and 1 to PATH N times each, ending with 1
  *   wait                  wait for the spin processes
+ *   dmesg                 the kernel's log buffer (the dyn-tick: lines)
  *   poweroff              reboot(RB_POWER_OFF): ACPI S5, QEMU exits
  *
  * Every command prints one line ending "ok" or starting "error:", so a
- * test can wait for it.  Built with the i686 cross compiler against the
+ * test can wait for it.  Kernel messages less urgent than a warning stay
+ * off the console once init runs (they would cut into a command's output
+ * mid-line; the dyn-tick: lines come when the first CPU switches to nohz
+ * mode, which can be after init started): `dmesg` shows them.  Built with the i686 cross compiler against the
  * static i386 libc (Debian: libc6-dev-i386-cross), as bench/linux-init.c.
  */
 #define _GNU_SOURCE
@@ -24,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/klog.h>
 #include <sys/mount.h>
 #include <sys/reboot.h>
 #include <sys/wait.h>
@@ -31,6 +36,13 @@
 #include <unistd.h>
 
 #define NSEC_PER_MSEC 1000000LL
+/* klogctl(2) actions (include/linux/syslog.h), and the console level that
+ * still prints KERN_WARNING (4) and worse: a level is printed when it is
+ * below the console's. */
+#define SYSLOG_ACTION_READ_ALL      3
+#define SYSLOG_ACTION_CONSOLE_LEVEL 8
+#define SYSLOG_ACTION_SIZE_BUFFER   10
+#define CONSOLE_LOGLEVEL_WARNINGS   5
 
 static long long now_ms(void)
 {
@@ -110,6 +122,22 @@ static void cmd_wait(void)
 	printf("wait ok\n");
 }
 
+static int cmd_dmesg(void)
+{
+	int size = klogctl(SYSLOG_ACTION_SIZE_BUFFER, NULL, 0);
+	char *buf = size > 0 ? malloc(size) : NULL;
+	int n = buf ? klogctl(SYSLOG_ACTION_READ_ALL, buf, size) : -1;
+	if (n < 0) {
+		printf("error: dmesg: %s\n", strerror(errno));
+		free(buf);
+		return -1;
+	}
+	fwrite(buf, 1, n, stdout);
+	free(buf);
+	printf("dmesg ok\n");
+	return 0;
+}
+
 static int cmd_toggle(long n, const char *path)
 {
 	for (long i = 0; i < n; i++) {
@@ -147,11 +175,13 @@ static int run(char *line)
 		cmd_toggle(atol(argv[1]), argv[2]);
 	else if (strcmp(cmd, "wait") == 0 && argc == 1)
 		cmd_wait();
+	else if (strcmp(cmd, "dmesg") == 0 && argc == 1)
+		cmd_dmesg();
 	else if (strcmp(cmd, "poweroff") == 0 && argc == 1)
 		return 1;
 	else
 		printf("usage: cat PATH | write PATH VALUE | sleep MS | spin N MS | "
-		       "toggle N PATH | wait | poweroff\n");
+		       "toggle N PATH | wait | dmesg | poweroff\n");
 	return 0;
 }
 
@@ -161,6 +191,7 @@ int main(int argc, char **argv)
 	mount("sysfs", "/sys", "sysfs", 0, NULL);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	signal(SIGCHLD, SIG_DFL);
+	klogctl(SYSLOG_ACTION_CONSOLE_LEVEL, NULL, CONSOLE_LOGLEVEL_WARNINGS);
 
 	int off = 0;
 	for (int i = 1; i < argc && !off; i++) {

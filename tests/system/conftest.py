@@ -275,14 +275,18 @@ def boot(request):
         return vm
 
     yield _boot
+    close_all(request, vms)
+    shutil.rmtree(tmp, ignore_errors=True)
 
+
+def close_all(request, vms):
+    """Stop a test's emulators; if the test failed, print each one's log tail."""
     failed = getattr(request.node, "rep_call", None)
     for vm in vms:
         vm.close()
         if failed is not None and failed.failed:
             tail = vm.log_text()[-3000:]
             print(f"\n----- serial log {vm.log_path} (last 3000 chars) -----\n{tail}")
-    shutil.rmtree(tmp, ignore_errors=True)
 
 
 @pytest.fixture
