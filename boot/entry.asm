@@ -7,6 +7,14 @@
 ; We have no stack yet and the GDT the loader used may be gone, so: set up a
 ; stack, clear the direction flag, and hand EAX/EBX to kmain(), which checks
 ; the magic and loads our own GDT first thing.
+;
+; A Multiboot2 header follows the first (Multiboot2 Specification 2.0,
+; 3.1): GRUB's `multiboot2` command, which also works on UEFI firmware,
+; finds it and enters with 0x36D76289 in EAX and its tag list's address in
+; EBX instead (3.3); kmain tells the two apart.  QEMU's -kernel speaks only
+; Multiboot 1.  The header asks for nothing: GRUB passes the memory map,
+; the command line and the ACPI RSDP copies unasked, and a framebuffer tag
+; would make it leave VGA text mode, which lull's console still needs.
 
 MB_MAGIC        equ 0x1BADB002          ; header magic (spec 3.1.2)
 MB_FLAG_ALIGN   equ 1 << 0              ; page-align loaded modules
@@ -16,11 +24,24 @@ MB_CHECKSUM     equ -(MB_MAGIC + MB_FLAGS)   ; magic + flags + checksum == 0
 
 KERNEL_STACK_SIZE equ 16384
 
-section .multiboot
+MB2_MAGIC       equ 0xE85250D6          ; header magic (Multiboot2 3.1.1)
+MB2_ARCH_I386   equ 0                   ; 32-bit protected mode i386
+MB2_TAG_END     equ 0                   ; type 0, flags 0, size 8 ends the tags
+
+section .multiboot align=8
 align 4
     dd MB_MAGIC
     dd MB_FLAGS
     dd MB_CHECKSUM
+align 8                                 ; 3.1.1: 64-bit aligned, in the first 32 KiB
+mb2_header:
+    dd MB2_MAGIC
+    dd MB2_ARCH_I386
+    dd mb2_header_end - mb2_header
+    dd -(MB2_MAGIC + MB2_ARCH_I386 + (mb2_header_end - mb2_header))
+    dw MB2_TAG_END, 0                   ; type, flags
+    dd 8                                ; size
+mb2_header_end:
 
 section .bss
 align 16

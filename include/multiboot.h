@@ -68,6 +68,22 @@ typedef const void *(*multiboot_map_fn)(uint32_t phys, uint32_t len);
 #define MULTIBOOT_MMAP_MAX       32     /* memory-map entries kept; BIOSes give ~10 */
 #define MULTIBOOT_MODS_MAX      256     /* a longer module list is garbage */
 
+/* What only a Multiboot2 loader says (include/multiboot2.h), as flags of
+ * lull's own in struct boot_info, above the Multiboot 1 bits (0-12). */
+#define BOOT_INFO_ACPI_RSDP    (1u << 24)       /* rsdp[] holds the loader's copy */
+#define BOOT_INFO_FRAMEBUFFER  (1u << 25)       /* fb describes a linear framebuffer */
+#define BOOT_INFO_EFI          (1u << 26)       /* efi_system_table is the firmware's */
+
+#define BOOT_RSDP_MAX          36       /* an ACPI 2.0 RSDP (ACPI 6.5, 5.2.5.3) */
+
+/* A linear framebuffer the loader set up (Multiboot2 3.6.12). */
+struct boot_framebuffer {
+	uint64_t addr;
+	uint32_t pitch, width, height;          /* bytes a row; pixels */
+	uint8_t bpp;
+	uint8_t type;                           /* 0 indexed, 1 RGB, 2 EGA text */
+};
+
 /* One memory-map entry as kept (the loader's `size` field checked and gone). */
 struct boot_mmap_entry {
 	uint64_t addr, len;
@@ -80,7 +96,8 @@ struct boot_mmap_entry {
  * flag cleared) with one "multiboot: ..." line.  Read by the shell's `mem`
  * and `cmdline` commands and by kernel/arch/smp.c. */
 struct boot_info {
-	uint32_t info_addr;                     /* the loader's block itself */
+	unsigned protocol;                      /* 1 or 2: which Multiboot */
+	uint32_t info_addr, info_size;          /* the loader's block itself */
 	uint32_t flags;                         /* MULTIBOOT_INFO_* that passed */
 	uint32_t mem_lower, mem_upper;          /* KiB below 1 MiB / above 1 MiB */
 	const char *cmdline;                    /* the command line, or "" */
@@ -90,6 +107,12 @@ struct boot_info {
 	uint32_t mmap_addr, mmap_length;        /* the loader's map, for smp.c */
 	unsigned mmap_count;
 	struct boot_mmap_entry mmap[MULTIBOOT_MMAP_MAX];
+	/* Multiboot2 only (BOOT_INFO_* flags): */
+	uint8_t rsdp[BOOT_RSDP_MAX];            /* the loader's copy of the RSDP */
+	uint32_t rsdp_len;                      /* 20 (ACPI 1.0) or 36 */
+	struct boot_framebuffer fb;
+	uint64_t efi_system_table;              /* physical address */
+	unsigned efi_bits;                      /* 32 or 64: which EFI tag gave it */
 	unsigned warnings;                      /* parts dropped */
 };
 

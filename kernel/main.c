@@ -11,6 +11,7 @@
 #include "floor.h"
 #include "kprintf.h"
 #include "multiboot.h"
+#include "multiboot2.h"
 #include "time/watchdog.h"
 #include "panic.h"
 #include "arch/paging.h"
@@ -51,10 +52,10 @@ void kmain(uint32_t magic, uint32_t mbi_addr)
 {
 	uart_init();                    /* COM1, polled: the first console sink */
 	vga_init();                     /* the text screen, the second: kprintf works */
-	if (magic != MULTIBOOT_BOOTLOADER_MAGIC) {
-		kprintf("lull: not started by a Multiboot loader (EAX=0x%08x, expected 0x%08x).\n"
-		        "lull: boot it with GRUB or qemu-system-i386 -kernel; halting.\n",
-		        magic, MULTIBOOT_BOOTLOADER_MAGIC);
+	if (magic != MULTIBOOT_BOOTLOADER_MAGIC && magic != MULTIBOOT2_BOOTLOADER_MAGIC) {
+		kprintf("lull: not started by a Multiboot loader (EAX=0x%08x, expected 0x%08x or "
+		        "0x%08x).\nlull: boot it with GRUB or qemu-system-i386 -kernel; halting.\n",
+		        magic, MULTIBOOT_BOOTLOADER_MAGIC, MULTIBOOT2_BOOTLOADER_MAGIC);
 		halt_forever();
 	}
 	const struct multiboot_info *mbi = boot_map(mbi_addr, sizeof(*mbi));
@@ -63,7 +64,10 @@ void kmain(uint32_t magic, uint32_t mbi_addr)
 	idt_init();                     /* every vector -> boot/vectors.asm */
 	pic_init();                     /* IRQs at 0x20..0x2F, all masked */
 	kprintf("\n%s\n", lull_build_info);
-	multiboot_parse(mbi, mbi_addr, boot_map, &boot_info);  /* check the loader's block */
+	if (magic == MULTIBOOT2_BOOTLOADER_MAGIC)     /* check the loader's block */
+		multiboot2_parse(mbi_addr, boot_map, &boot_info);
+	else
+		multiboot_parse(mbi, mbi_addr, boot_map, &boot_info);
 	cmdline_parse(&boot_cmdline, boot_info.cmdline);  /* each option applies itself (cmdline.h) */
 	cpu_identify();                 /* CPUID, if the CPU has it */
 	paging_init(ram_bytes());       /* identity map; stray pointers fault */

@@ -41,6 +41,8 @@ static const void *acpi_map(uint64_t phys, uint32_t len)
 
 int acpi_init(void)
 {
+	if (boot_info.flags & BOOT_INFO_ACPI_RSDP)
+		return acpi_parse_from(acpi_map, boot_info.rsdp, boot_info.rsdp_len);
 	return acpi_parse(acpi_map);
 }
 

@@ -495,33 +495,73 @@ static bool first_of_its_kind(const uint8_t *t, uint32_t addr, const char *sig, 
 	return !seen;
 }
 
+/* The boot loader's copy of the RSDP (Multiboot2 3.6.17, 3.6.18), if its
+ * signature and checksums hold: the copy itself, and *v2 if it is a whole
+ * ACPI 2.0 one (an ACPI 1.0 copy of a 2.0 RSDP is used as 1.0: RSDT only). */
+static const uint8_t *rsdp_from_loader(const uint8_t *copy, uint32_t len, bool *v2)
+{
+	*v2 = false;
+	if (!copy)
+		return NULL;
+	if (len < RSDP_V1_LEN || memcmp(copy, RSDP_SIGNATURE, sizeof(RSDP_SIGNATURE) - 1) != 0 ||
+	    acpi_sum(copy, RSDP_V1_LEN) != 0) {
+		kprintf("acpi: the boot loader's RSDP copy is not an RSDP, ignored\n");
+		return NULL;
+	}
+	if (copy[RSDP_REVISION] >= RSDP_REV_ACPI2 && len >= RSDP_V2_LEN) {
+		uint32_t whole = (uint32_t)le(copy + RSDP_LENGTH, 4);
+		if (whole < RSDP_V2_LEN || whole > len || acpi_sum(copy, whole) != 0) {
+			kprintf("acpi: the boot loader's ACPI 2.0 RSDP copy fails its checksum, ignored\n");
+			return NULL;
+		}
+		*v2 = true;
+	}
+	return copy;
+}
+
 int acpi_parse(acpi_map_fn map)
+{
+	return acpi_parse_from(map, NULL, 0);
+}
+
+int acpi_parse_from(acpi_map_fn map, const uint8_t *copy, uint32_t copy_len)
 {
 	memset(&acpi, 0, sizeof(acpi));
 	ntables = 0;
 	map_phys = map;
 
-	uint32_t ebda = ebda_address(), rsdp_addr = 0;
-	if (ebda && ebda < EBDA_LIMIT)
-		rsdp_addr = rsdp_scan(ebda, ebda + EBDA_SEARCH_LEN);
-	if (!rsdp_addr)
-		rsdp_addr = rsdp_scan(BIOS_ROM_START, BIOS_ROM_END);
-	const uint8_t *rsdp = rsdp_addr ? map_phys(rsdp_addr, RSDP_V1_LEN) : NULL;
+	bool v2;
+	const uint8_t *rsdp = rsdp_from_loader(copy, copy_len, &v2);
+	uint32_t rsdp_addr = 0;
 	if (!rsdp) {
-		kprintf("acpi: no RSDP found; running without ACPI\n");
-		return -ENODEV;
+		uint32_t ebda = ebda_address();
+		if (ebda && ebda < EBDA_LIMIT)
+			rsdp_addr = rsdp_scan(ebda, ebda + EBDA_SEARCH_LEN);
+		if (!rsdp_addr)
+			rsdp_addr = rsdp_scan(BIOS_ROM_START, BIOS_ROM_END);
+		rsdp = rsdp_addr ? map_phys(rsdp_addr, RSDP_V1_LEN) : NULL;
+		if (!rsdp) {
+			kprintf("acpi: no RSDP found; running without ACPI\n");
+			return -ENODEV;
+		}
+		if (rsdp[RSDP_REVISION] >= RSDP_REV_ACPI2) {   /* rsdp_scan checked these bytes */
+			rsdp = map_phys(rsdp_addr, RSDP_V2_LEN);
+			v2 = true;
+		}
 	}
 	acpi.revision = rsdp[RSDP_REVISION];
 	uint64_t xsdt = 0;
 	uint32_t rsdp_len = RSDP_V1_LEN;
-	if (acpi.revision >= RSDP_REV_ACPI2) {   /* rsdp_scan checked these bytes are there */
-		rsdp = map_phys(rsdp_addr, RSDP_V2_LEN);
+	if (v2) {
 		rsdp_len = (uint32_t)le(rsdp + RSDP_LENGTH, 4);
 		xsdt = le(rsdp + RSDP_XSDT, 8);
 	}
 	copy_oem_id(acpi.oem_id, rsdp + RSDP_OEM_ID);
 	note_table("RSDP", rsdp_addr, rsdp_len, acpi.revision, acpi.oem_id, true);
-	kprintf("acpi: RSDP rev %u at 0x%08x (OEM %s)\n", acpi.revision, rsdp_addr, acpi.oem_id);
+	if (rsdp_addr)
+		kprintf("acpi: RSDP rev %u at 0x%08x (OEM %s)\n", acpi.revision, rsdp_addr, acpi.oem_id);
+	else
+		kprintf("acpi: RSDP rev %u from the boot loader (OEM %s)\n", acpi.revision, acpi.oem_id);
 
 	/* ACPI 2.0+ firmware lists 64-bit pointers in the XSDT; the RSDT is
 	 * the ACPI 1.0 list, and our fallback if the XSDT is unusable. */

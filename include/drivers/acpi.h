@@ -74,7 +74,13 @@ typedef const void *(*acpi_map_fn)(uint64_t phys, uint32_t len);
  * print one line per table, or why it is ignored, and fill in `acpi`.
  * 0, or -ENODEV when there are no usable ACPI tables. */
 int acpi_parse(acpi_map_fn map);
-/* acpi_parse with the kernel's identity map. */
+/* The same, starting from the boot loader's copy of the RSDP (`copy`,
+ * `len` bytes: a Multiboot2 ACPI tag) when it is valid; the BIOS areas are
+ * scanned when there is none or it is not (under UEFI there is nothing
+ * there to find). */
+int acpi_parse_from(acpi_map_fn map, const uint8_t *copy, uint32_t len);
+/* acpi_parse(_from) with the kernel's identity map, and the loader's RSDP
+ * copy if it gave one. */
 int acpi_init(void);
 /* Enter S5 (soft off).  Returns only on failure: -ENODEV without an FADT
  * and \_S5, -EINVAL if the machine is still running after the write. */

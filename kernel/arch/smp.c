@@ -174,7 +174,7 @@ static bool overlaps(uint32_t a, uint32_t len, uint32_t b, uint32_t blen)
 static bool page_free(uint32_t page)
 {
 	const struct boot_info *bi = &boot_info;
-	if (overlaps(page, PAGE_SIZE, bi->info_addr, sizeof(struct multiboot_info)))
+	if (overlaps(page, PAGE_SIZE, bi->info_addr, bi->info_size))
 		return false;
 	if ((bi->flags & MULTIBOOT_INFO_CMDLINE) &&
 	    overlaps(page, PAGE_SIZE, bi->cmdline_addr, bi->cmdline_size))

@@ -88,7 +88,9 @@ int multiboot_parse(const struct multiboot_info *mbi, uint32_t info_addr,
 		kprintf("multiboot: no information block, ignored\n");
 		return -EINVAL;
 	}
+	out->protocol = 1;
 	out->info_addr = info_addr;
+	out->info_size = sizeof(*mbi);
 	out->flags = mbi->flags;
 
 	if (out->flags & MULTIBOOT_INFO_MEMORY) {

@@ -11,6 +11,7 @@
 #include "kprintf.h"
 #include "kstring.h"
 #include "multiboot.h"
+#include "multiboot2.h"
 #include "power.h"
 #include "version.h"
 #include "arch/smp.h"
@@ -124,6 +125,14 @@ static int cmd_mem(int argc, char **argv)
 	if (argc != 1)
 		return SHELL_USAGE;
 	const struct boot_info *bi = &boot_info;
+	kprintf("boot loader: Multiboot%s", bi->protocol == 2 ? "2" : "");
+	if (bi->flags & MULTIBOOT_INFO_LOADER_NAME)     /* checked: it ends within its size */
+		kprintf(", %s", (const char *)bi->loader_name_addr);
+	if (bi->flags & BOOT_INFO_ACPI_RSDP)
+		kprintf(", ACPI %s RSDP copy", bi->rsdp_len == ACPI_RSDP_V2_LEN ? "2.0" : "1.0");
+	if (bi->flags & BOOT_INFO_EFI)
+		kprintf(", EFI system table at 0x%llx", (unsigned long long)bi->efi_system_table);
+	kprintf("\n");
 	if (bi->flags & MULTIBOOT_INFO_MEMORY)
 		kprintf("lower memory: %u KiB, upper memory: %u KiB\n", bi->mem_lower, bi->mem_upper);
 	if (!(bi->flags & MULTIBOOT_INFO_MEM_MAP)) {

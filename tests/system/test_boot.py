@@ -44,6 +44,12 @@ def test_mem_lists_the_memory_map(boot):
     assert m and 60 * 1024 < int(m.group(1)) <= 64 * 1024
 
 
+def test_mem_names_the_loader(boot):
+    out = boot().cmd("mem")
+    # QEMU's -kernel speaks Multiboot 1 and names itself.
+    assert out.splitlines()[0] == "boot loader: Multiboot, qemu", out
+
+
 def test_make_run_lands_at_the_prompt():
     """The README's first command: make run boots the ISO with the serial
     console on the terminal; Ctrl-A X quits."""

@@ -185,6 +185,49 @@ static void test_no_rsdp(void **state)
 	assert_printed("acpi: no RSDP found; running without ACPI\n");
 }
 
+/* The boot loader's RSDP copy (Multiboot2 ACPI tags): used when valid,
+ * the BIOS area scanned when not; with no RSDP in the BIOS area (UEFI),
+ * the copy is all there is. */
+static void test_rsdp_copy_from_the_loader(void **state)
+{
+	(void)state;
+	enum { RSDP_LEN_V2 = 36 };
+	uint8_t copy[RSDP_LEN_V2];
+	load_seed("acpi2-xsdt.bin");
+	memcpy(copy, mem + OFF_RSDP, sizeof(copy));
+	memset(mem + OFF_RSDP, 0, 8);                   /* nothing to scan for */
+	fuzz_forget_output();
+	fuzz_memory_load(BASE, REGION, mem, sizeof(mem));
+	assert_int_equal(acpi_parse_from(fuzz_memory_map, copy, sizeof(copy)), 0);
+	assert_printed("acpi: RSDP rev 2 from the boot loader (OEM");
+	assert_printed("acpi: XSDT rev 1 at 0x000e0080");      /* the 2.0 copy leads to the XSDT */
+	assert_true(acpi.has_fadt && acpi.has_hpet);
+	/* Its first 20 bytes alone: an ACPI 1.0 copy, the RSDT then. */
+	fuzz_forget_output();
+	assert_int_equal(acpi_parse_from(fuzz_memory_map, copy, 20), 0);
+	assert_null(strstr(fuzz_output, "XSDT"));
+	assert_printed("acpi: RSDT rev");
+	/* A broken copy is ignored, and with nothing in the BIOS area, so is ACPI. */
+	copy[0] = 'X';
+	fuzz_forget_output();
+	assert_int_equal(acpi_parse_from(fuzz_memory_map, copy, sizeof(copy)), -ENODEV);
+	assert_printed("acpi: the boot loader's RSDP copy is not an RSDP, ignored\n");
+	assert_printed("acpi: no RSDP found");
+	copy[0] = 'R';
+	copy[32]++;                                     /* extended checksum broken */
+	fuzz_forget_output();
+	assert_int_equal(acpi_parse_from(fuzz_memory_map, copy, sizeof(copy)), -ENODEV);
+	assert_printed("fails its checksum, ignored");
+	fuzz_memory_unmap_all();
+	/* A bad copy with a good RSDP in the BIOS area: the scan finds it. */
+	load_seed("acpi2-xsdt.bin");
+	fuzz_forget_output();
+	fuzz_memory_load(BASE, REGION, mem, sizeof(mem));
+	assert_int_equal(acpi_parse_from(fuzz_memory_map, copy, sizeof(copy)), 0);
+	assert_printed("acpi: RSDP rev 2 at 0x000e0000");
+	fuzz_memory_unmap_all();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -195,6 +238,7 @@ int main(void)
 		cmocka_unit_test(test_madt_entries_too_short),
 		cmocka_unit_test(test_hpet_addresses),
 		cmocka_unit_test(test_no_rsdp),
+		cmocka_unit_test(test_rsdp_copy_from_the_loader),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
