@@ -14,6 +14,7 @@
 # Knobs: HZ=100|250|1000 (build-time tick rate, default 250 as in Linux 2.6.13)
 #        ACCEL=tcg|kvm   (kvm only where hardware virtualization is real)
 #        GUI=1           (show the VGA window in make run)
+#        UEFI=1          (make run: boot the ISO on UEFI firmware, OVMF, in qemu-system-x86_64 -machine q35)
 #        QUICK=1         (make bench: a smoke run, under 3 minutes)
 #        SOAK_ARGS=...   (make soak: e.g. "--hours 1 --modes periodic"; tools/soak.py --help)
 #        GDBPORT=N       (make debug: gdb on TCP port N instead of build/gdb.sock)
@@ -154,9 +155,14 @@ QEMU_COMMON := $(QEMU_ACCEL) -m 128 -no-reboot $(QEMU_DISPLAY) -rtc clock=vm \
 QEMU_CONSOLE := -chardev stdio,id=console,mux=on,signal=off -serial chardev:console \
                 -mon chardev=console
 
+# UEFI=1: the same ISO on UEFI firmware (OVMF), in the 64-bit PC QEMU has
+# it for: GRUB's x86_64-efi image boots the 32-bit kernel by Multiboot2.
+OVMF_CODE := /usr/share/OVMF/OVMF_CODE.fd
+QEMU_RUN := $(if $(UEFI),qemu-system-x86_64 -machine q35 -bios $(OVMF_CODE),$(QEMU))
+
 run: $(BUILD)/lull.iso
 	@echo "lull: serial console on this terminal; Ctrl-A X quits QEMU, Ctrl-A C its monitor"
-	-$(QEMU) $(QEMU_COMMON) -cdrom $< $(QEMU_CONSOLE)
+	-$(QEMU_RUN) $(QEMU_COMMON) -cdrom $< $(QEMU_CONSOLE)
 
 # gdb talks to QEMU over a Unix socket in the build directory: no TCP port
 # to collide with another program or another user's QEMU.  GDBPORT=1234

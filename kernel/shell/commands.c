@@ -133,6 +133,9 @@ static int cmd_mem(int argc, char **argv)
 	if (bi->flags & BOOT_INFO_EFI)
 		kprintf(", EFI system table at 0x%llx", (unsigned long long)bi->efi_system_table);
 	kprintf("\n");
+	if (bi->flags & BOOT_INFO_FRAMEBUFFER)          /* not drawn on yet (docs/boot.md) */
+		kprintf("framebuffer: %ux%u, %u bits a pixel, type %u, at 0x%llx\n", bi->fb.width,
+		        bi->fb.height, bi->fb.bpp, bi->fb.type, (unsigned long long)bi->fb.addr);
 	if (bi->flags & MULTIBOOT_INFO_MEMORY)
 		kprintf("lower memory: %u KiB, upper memory: %u KiB\n", bi->mem_lower, bi->mem_upper);
 	if (!(bi->flags & MULTIBOOT_INFO_MEM_MAP)) {

@@ -279,6 +279,12 @@ def boot(request):
     shutil.rmtree(tmp, ignore_errors=True)
 
 
+def spawn_make_run(*args):
+    """`make run [ARGS]` as a user types it, on a pty: the pexpect child."""
+    return pexpect.spawn("make", ["--no-print-directory", "run", *args], cwd=ROOT,
+                         encoding="utf-8", codec_errors="replace", timeout=90)
+
+
 def close_all(request, vms):
     """Stop a test's emulators; if the test failed, print each one's log tail."""
     failed = getattr(request.node, "rep_call", None)

@@ -54,9 +54,8 @@ def test_make_run_lands_at_the_prompt():
     """The README's first command: make run boots the ISO with the serial
     console on the terminal; Ctrl-A X quits."""
     import pexpect
-    from conftest import ROOT
-    child = pexpect.spawn("make", ["--no-print-directory", "run"], cwd=ROOT,
-                          encoding="utf-8", codec_errors="replace", timeout=90)
+    from conftest import spawn_make_run
+    child = spawn_make_run()
     try:
         child.expect_exact("lull> ")
         child.send("version\r")

@@ -87,7 +87,7 @@ def grub_entries():
     """(index, title, boot options) of every menu entry in boot/grub.cfg."""
     with open(GRUB_CFG) as f:
         text = f.read()
-    found = re.findall(r'menuentry "([^"]*)" \{\s*multiboot /boot/lull\.elf *([^\n]*)\n', text)
+    found = re.findall(r'menuentry "([^"]*)" \{\s*multiboot2 /boot/lull\.elf *([^\n]*)\n', text)
     return [(i, title, opts.strip()) for i, (title, opts) in enumerate(found)]
 
 
@@ -159,30 +159,22 @@ def test_build_time_hz(boot, hz):
         shutil.rmtree(build, ignore_errors=True)
 
 
-MB2_TITLE = "lull, booted with Multiboot2 (the protocol GRUB also speaks on UEFI)"
-
-
-def test_grub_multiboot2_entry_gets_acpi_from_the_loader(boot):
-    """The last entry boots with GRUB's `multiboot2` command (include/
-    multiboot2.h): the same kernel takes the other protocol's tag list,
-    and ACPI starts from the RSDP copy GRUB hands over rather than from a
-    scan of the BIOS area (the only way under UEFI)."""
+def test_grub_boots_by_multiboot2_with_acpi_from_the_loader(boot):
+    """Every ISO entry loads lull with GRUB's `multiboot2` (include/
+    multiboot2.h), which works on BIOS and UEFI alike: under SeaBIOS here
+    (test_uefi.py has OVMF), ACPI starts from the RSDP copy GRUB hands over
+    rather than from a scan of the BIOS area, and finds what the scan finds."""
     with open(GRUB_CFG) as f:
-        assert f'menuentry "{MB2_TITLE}" {{\n\tmultiboot2 /boot/lull.elf\n}}' in f.read()
-    vm = boot(iso=True, wait_prompt=False)
-    vm.expect_exact(MB2_TITLE, timeout=30)
-    vm.send(DOWN * len(ENTRIES))                # right after every multiboot entry
-    vm.send("\r")
-    vm.wait_prompt(timeout=30)
+        text = f.read()
+    assert "multiboot /boot" not in text, "an entry still uses Multiboot 1"
+    vm = boot(iso=True)                         # the default entry, after the timeout
     log = vm.log_text()
-    assert re.search(r"acpi: RSDP rev \d+ from the boot loader \(OEM BOCHS\)", log), log
+    assert re.search(r"acpi: RSDP rev 0 from the boot loader \(OEM BOCHS\)", log), log
     assert "acpi: no RSDP found" not in log and "multiboot2:" not in log, log
-    # What ACPI gives: the HPET and the PM timer, as under Multiboot 1.
     assert re.search(r"^hpet: [\d.]+ MHz", log, re.M), log
     assert re.search(r"^acpi_pm: 24-bit PM timer", log, re.M), log
     mem = lines(vm.cmd("mem"))
-    assert re.fullmatch(r"boot loader: Multiboot2, GRUB [^,]+, ACPI (1\.0|2\.0) RSDP copy", mem[0]), mem
+    assert re.fullmatch(r"boot loader: Multiboot2, GRUB [^,]+, ACPI 1\.0 RSDP copy", mem[0]), mem
     m = re.search(r"usable RAM: (\d+) KiB", "\n".join(mem))
     assert m and int(m.group(1)) > 100 * 1024, mem
     assert lines(vm.cmd("cmdline"))[0] == "command line: ", vm.cmd("cmdline")
-    assert re.search(r"up \d+\.\d+ s", vm.cmd("uptime"))
