@@ -42,7 +42,6 @@ void idle_inject_race(unsigned cpu);
 struct idle_race_report {
 	bool done;              /* the armed idle entry happened */
 	bool given_up;          /* an interrupt came before the halt: no halt */
-	uint64_t due_ns;        /* the deadline it let pass */
 };
 void idle_race_report(struct idle_race_report *out);
 

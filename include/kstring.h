@@ -5,6 +5,7 @@
 #define LULL_KSTRING_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 void *memset(void *dst, int c, size_t n);
 void *memcpy(void *dst, const void *src, size_t n);
@@ -15,5 +16,16 @@ int strcmp(const char *a, const char *b);
 int strncmp(const char *a, const char *b, size_t n);
 char *strchr(const char *s, int c);
 char *strstr(const char *s, const char *needle);
+
+/* The little-endian value of `size` (1..8) bytes at `p`, which need not be
+ * aligned: fields of tables the firmware or the boot loader wrote. */
+static inline uint64_t load_le(const void *p, unsigned size)
+{
+	const uint8_t *b = p;
+	uint64_t v = 0;
+	while (size--)
+		v = v << 8 | b[size];
+	return v;
+}
 
 #endif

@@ -94,7 +94,6 @@ static bool idle_race_hook(struct cpu *c)
 		return false;
 	bool skipping;
 	uint64_t due = tick_idle_wake_ns(&skipping);
-	race.r.due_ns = due;
 	while (ktime_get_ns() <= due + IDLE_RACE_MARGIN_NS)
 		;               /* the device fires; nobody answers yet */
 	return true;

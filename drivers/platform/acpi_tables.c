@@ -195,21 +195,12 @@ const struct acpi_table *acpi_table_at(unsigned i)
 	return i < ntables ? &tables[i] : NULL;
 }
 
-/* Little-endian value of `size` bytes (tables need not be aligned). */
-static uint64_t le(const uint8_t *p, unsigned size)
-{
-	uint64_t v = 0;
-	while (size--)
-		v = v << 8 | p[size];
-	return v;
-}
-
-static uint32_t table_len(const uint8_t *t) { return (uint32_t)le(t + SDT_LENGTH, 4); }
+static uint32_t table_len(const uint8_t *t) { return (uint32_t)load_le(t + SDT_LENGTH, 4); }
 
 /* A field of a table, or 0 if the table is too short to have it. */
 static uint64_t field(const uint8_t *t, unsigned off, unsigned size)
 {
-	return off + size <= table_len(t) ? le(t + off, size) : 0;
+	return off + size <= table_len(t) ? load_le(t + off, size) : 0;
 }
 
 /* Every ACPI checksum makes its bytes sum to 0 modulo 256. */
@@ -310,7 +301,7 @@ static uint32_t rsdp_scan(uint32_t start, uint32_t end)
 		if (p[RSDP_REVISION] >= RSDP_REV_ACPI2) {
 			/* The extended checksum covers `len` bytes, which may run
 			 * past the area searched: map them on their own. */
-			uint32_t len = (uint32_t)le(p + RSDP_LENGTH, 4);
+			uint32_t len = (uint32_t)load_le(p + RSDP_LENGTH, 4);
 			const uint8_t *whole = len >= RSDP_V2_LEN && len <= RSDP_MAX_LEN ?
 			                       map_phys(start + off, len) : NULL;
 			if (!whole || acpi_sum(whole, len) != 0)
@@ -437,17 +428,17 @@ static void parse_madt(const uint8_t *m, uint32_t addr)
 			        "the rest ignored\n", addr, e[MADT_E_TYPE], off, e[MADT_E_LEN]);
 			break;
 		}
-		if (e[MADT_E_TYPE] == MADT_LOCAL_APIC && (le(e + MADT_LAPIC_FLAGS, 4) & MADT_LAPIC_ENABLED)) {
+		if (e[MADT_E_TYPE] == MADT_LOCAL_APIC && (load_le(e + MADT_LAPIC_FLAGS, 4) & MADT_LAPIC_ENABLED)) {
 			if (acpi.cpu_count < ACPI_MAX_CPUS)
 				acpi.cpu_apic_id[acpi.cpu_count] = e[MADT_LAPIC_APIC_ID];
 			acpi.cpu_count++;
 		}
 		else if (e[MADT_E_TYPE] == MADT_IO_APIC && !acpi.ioapic_base)
-			acpi.ioapic_base = (uint32_t)le(e + MADT_IOAPIC_ADDR, 4);
+			acpi.ioapic_base = (uint32_t)load_le(e + MADT_IOAPIC_ADDR, 4);
 		else if (e[MADT_E_TYPE] == MADT_IRQ_OVERRIDE && e[MADT_ISO_BUS] == 0 && e[MADT_ISO_SOURCE] == 0)
-			acpi.irq0_gsi = (uint32_t)le(e + MADT_ISO_GSI, 4);
-		else if (e[MADT_E_TYPE] == MADT_LAPIC_OVERRIDE && le(e + MADT_LAPIC_ADDR64, 8) <= UINT32_MAX)
-			acpi.lapic_base = (uint32_t)le(e + MADT_LAPIC_ADDR64, 8);
+			acpi.irq0_gsi = (uint32_t)load_le(e + MADT_ISO_GSI, 4);
+		else if (e[MADT_E_TYPE] == MADT_LAPIC_OVERRIDE && load_le(e + MADT_LAPIC_ADDR64, 8) <= UINT32_MAX)
+			acpi.lapic_base = (uint32_t)load_le(e + MADT_LAPIC_ADDR64, 8);
 	}
 }
 
@@ -480,7 +471,7 @@ static void parse_hpet(const uint8_t *h, uint32_t addr)
 static uint32_t ebda_address(void)
 {
 	const uint8_t *segment = map_phys(BDA_EBDA_SEGMENT, sizeof(uint16_t));
-	return segment ? (uint32_t)le(segment, sizeof(uint16_t)) << 4 : 0;
+	return segment ? (uint32_t)load_le(segment, sizeof(uint16_t)) << 4 : 0;
 }
 
 /* The table at `t` (loaded from `addr`) is the one named `sig` we use;
@@ -509,7 +500,7 @@ static const uint8_t *rsdp_from_loader(const uint8_t *copy, uint32_t len, bool *
 		return NULL;
 	}
 	if (copy[RSDP_REVISION] >= RSDP_REV_ACPI2 && len >= RSDP_V2_LEN) {
-		uint32_t whole = (uint32_t)le(copy + RSDP_LENGTH, 4);
+		uint32_t whole = (uint32_t)load_le(copy + RSDP_LENGTH, 4);
 		if (whole < RSDP_V2_LEN || whole > len || acpi_sum(copy, whole) != 0) {
 			kprintf("acpi: the boot loader's ACPI 2.0 RSDP copy fails its checksum, ignored\n");
 			return NULL;
@@ -553,8 +544,8 @@ int acpi_parse_from(acpi_map_fn map, const uint8_t *copy, uint32_t copy_len)
 	uint64_t xsdt = 0;
 	uint32_t rsdp_len = RSDP_V1_LEN;
 	if (v2) {
-		rsdp_len = (uint32_t)le(rsdp + RSDP_LENGTH, 4);
-		xsdt = le(rsdp + RSDP_XSDT, 8);
+		rsdp_len = (uint32_t)load_le(rsdp + RSDP_LENGTH, 4);
+		xsdt = load_le(rsdp + RSDP_XSDT, 8);
 	}
 	copy_oem_id(acpi.oem_id, rsdp + RSDP_OEM_ID);
 	note_table("RSDP", rsdp_addr, rsdp_len, acpi.revision, acpi.oem_id, true);
@@ -569,7 +560,7 @@ int acpi_parse_from(acpi_map_fn map, const uint8_t *copy, uint32_t copy_len)
 	const uint8_t *root = acpi_table_load(xsdt, "XSDT");
 	if (!root) {
 		entry = sizeof(uint32_t);
-		root = acpi_table_load(le(rsdp + RSDP_RSDT, 4), "RSDT");
+		root = acpi_table_load(load_le(rsdp + RSDP_RSDT, 4), "RSDT");
 	}
 	if (!root) {
 		kprintf("acpi: no usable RSDT or XSDT; running without ACPI\n");
@@ -583,7 +574,7 @@ int acpi_parse_from(acpi_map_fn map, const uint8_t *copy, uint32_t copy_len)
 		count = ACPI_MAX_TABLES;
 	}
 	for (uint32_t i = 0; i < count; i++) {
-		uint64_t phys = le(root + SDT_HEADER_LEN + i * entry, entry);
+		uint64_t phys = load_le(root + SDT_HEADER_LEN + i * entry, entry);
 		const uint8_t *t = acpi_table_load(phys, NULL);
 		if (!t)
 			continue;

@@ -21,15 +21,7 @@
 
 #define MULTIBOOT_MEM_LOWER_MAX 640     /* KiB: conventional memory ends at 640 KiB */
 
-static uint32_t le32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint64_t le64(const uint8_t *p)
-{
-	return le32(p) | (uint64_t)le32(p + 4) << 32;
-}
+static uint32_t le32(const uint8_t *p) { return (uint32_t)load_le(p, 4); }
 
 static void warn_tag(struct boot_info *out, uint32_t type, uint32_t size, const char *why)
 {
@@ -71,7 +63,8 @@ static void parse_mmap(const uint8_t *p, uint32_t len, uint32_t addr, struct boo
 			return;
 		}
 		const uint8_t *e = p + MB2_MMAP_HEADER_LEN + i * entry_size;
-		out->mmap[out->mmap_count++] = (struct boot_mmap_entry){ le64(e), le64(e + 8), le32(e + 16) };
+		out->mmap[out->mmap_count++] =
+		        (struct boot_mmap_entry){ load_le(e, 8), load_le(e + 8, 8), le32(e + 16) };
 	}
 }
 
@@ -127,7 +120,7 @@ static void parse_tag(uint32_t type, const uint8_t *p, uint32_t len, uint32_t ad
 		}
 		out->flags |= BOOT_INFO_FRAMEBUFFER;
 		out->fb = (struct boot_framebuffer){
-			.addr = le64(p), .pitch = le32(p + 8), .width = le32(p + 12),
+			.addr = load_le(p, 8), .pitch = le32(p + 8), .width = le32(p + 12),
 			.height = le32(p + 16), .bpp = p[20], .type = p[21],
 		};
 		break;
@@ -139,7 +132,7 @@ static void parse_tag(uint32_t type, const uint8_t *p, uint32_t len, uint32_t ad
 			break;
 		}
 		out->flags |= BOOT_INFO_EFI;
-		out->efi_system_table = bits == 32 ? le32(p) : le64(p);
+		out->efi_system_table = bits == 32 ? le32(p) : load_le(p, 8);
 		out->efi_bits = bits;
 		break;
 	}
