@@ -15,6 +15,7 @@
 #        ACCEL=tcg|kvm   (kvm only where hardware virtualization is real)
 #        GUI=1           (show the VGA window in make run)
 #        UEFI=1          (make run: boot the ISO on UEFI firmware, OVMF, in qemu-system-x86_64 -machine q35)
+#        UEFI=32         (make run: on 32-bit UEFI firmware, OVMF32, in qemu-system-i386 -machine q35)
 #        QUICK=1         (make bench: a smoke run, under 3 minutes)
 #        SOAK_ARGS=...   (make soak: e.g. "--hours 1 --modes periodic"; tools/soak.py --help)
 #        GDBPORT=N       (make debug: gdb on TCP port N instead of build/gdb.sock)
@@ -157,11 +158,22 @@ QEMU_CONSOLE := -chardev stdio,id=console,mux=on,signal=off -serial chardev:cons
 
 # UEFI=1: the same ISO on UEFI firmware (OVMF), in the 64-bit PC QEMU has
 # it for: GRUB's x86_64-efi image boots the 32-bit kernel by Multiboot2.
-OVMF_CODE := /usr/share/OVMF/OVMF_CODE.fd
-QEMU_RUN := $(if $(UEFI),qemu-system-x86_64 -machine q35 -bios $(OVMF_CODE),$(QEMU))
+# UEFI=32: on 32-bit UEFI firmware, as on tablets and the first Intel Macs:
+# GRUB's i386-efi image.  Debian builds that OVMF only with Secure Boot,
+# which needs SMM and its flash in two parts, the code read-only and a
+# copy of the empty variable store (no keys enrolled: nothing is enforced).
+OVMF_CODE   := /usr/share/OVMF/OVMF_CODE.fd
+OVMF32_CODE := /usr/share/OVMF/OVMF32_CODE_4M.secboot.fd
+OVMF32_VARS := /usr/share/OVMF/OVMF32_VARS_4M.fd
+QEMU_UEFI32 := qemu-system-i386 -machine q35,smm=on -global driver=cfi.pflash01,property=secure,value=on \
+               -drive if=pflash,format=raw,unit=0,readonly=on,file=$(OVMF32_CODE) \
+               -drive if=pflash,format=raw,unit=1,file=$(BUILD)/ovmf32-vars.fd
+QEMU_RUN := $(if $(filter 32,$(UEFI)),$(QEMU_UEFI32),\
+            $(if $(UEFI),qemu-system-x86_64 -machine q35 -bios $(OVMF_CODE),$(QEMU)))
 
 run: $(BUILD)/lull.iso
 	@echo "lull: serial console on this terminal; Ctrl-A X quits QEMU, Ctrl-A C its monitor"
+	$(if $(filter 32,$(UEFI)),@cp $(OVMF32_VARS) $(BUILD)/ovmf32-vars.fd)
 	-$(QEMU_RUN) $(QEMU_COMMON) -cdrom $< $(QEMU_CONSOLE)
 
 # gdb talks to QEMU over a Unix socket in the build directory: no TCP port

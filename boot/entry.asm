@@ -12,9 +12,13 @@
 ; 3.1): GRUB's `multiboot2` command, which also works on UEFI firmware,
 ; finds it and enters with 0x36D76289 in EAX and its tag list's address in
 ; EBX instead (3.3); kmain tells the two apart.  QEMU's -kernel speaks only
-; Multiboot 1.  The header asks for nothing: GRUB passes the memory map,
-; the command line and the ACPI RSDP copies unasked, and a framebuffer tag
-; would make it leave VGA text mode, which lull's console still needs.
+; Multiboot 1.  GRUB passes the memory map, the command line and the ACPI
+; RSDP copies unasked; the header asks for one thing more, a framebuffer
+; (3.1.10), optional and of any size: under UEFI there is no VGA text mode,
+; and without the request GRUB hands over no framebuffer for lull's console
+; to draw on (drivers/platform/framebuffer.c).  On a BIOS, boot/grub.cfg
+; sets gfxpayload=text, so GRUB keeps VGA text mode and describes it as an
+; EGA-text framebuffer, which lull draws on as VGA text.
 
 MB_MAGIC        equ 0x1BADB002          ; header magic (spec 3.1.2)
 MB_FLAG_ALIGN   equ 1 << 0              ; page-align loaded modules
@@ -27,6 +31,8 @@ KERNEL_STACK_SIZE equ 16384
 MB2_MAGIC       equ 0xE85250D6          ; header magic (Multiboot2 3.1.1)
 MB2_ARCH_I386   equ 0                   ; 32-bit protected mode i386
 MB2_TAG_END     equ 0                   ; type 0, flags 0, size 8 ends the tags
+MB2_TAG_FRAMEBUFFER equ 5               ; framebuffer request (3.1.10)
+MB2_TAG_OPTIONAL    equ 1               ; flags bit 0: boot anyway without it
 
 section .multiboot align=8
 align 4
@@ -39,6 +45,10 @@ mb2_header:
     dd MB2_ARCH_I386
     dd mb2_header_end - mb2_header
     dd -(MB2_MAGIC + MB2_ARCH_I386 + (mb2_header_end - mb2_header))
+    dw MB2_TAG_FRAMEBUFFER, MB2_TAG_OPTIONAL
+    dd 20                               ; size: the header and three fields
+    dd 0, 0, 0                          ; width, height, depth: no preference
+    align 8, db 0                       ; 3.1.3: tags are 8-byte aligned
     dw MB2_TAG_END, 0                   ; type, flags
     dd 8                                ; size
 mb2_header_end:

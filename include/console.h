@@ -21,7 +21,11 @@ struct console_sink {
 	struct console_sink *next;      /* the console's list; set when added */
 };
 /* From now on every byte printed goes to `sink` too, after the sinks added
- * before it.  Bytes printed earlier are not replayed.  Add each sink once. */
+ * before it.  What was printed before is replayed to it first, from the
+ * console's log of the last CONSOLE_LOG_SIZE bytes (from a line's start),
+ * so a screen found late in the boot still shows the boot's first lines.
+ * Add each sink once. */
+#define CONSOLE_LOG_SIZE 8192
 void console_add_sink(struct console_sink *sink);
 
 void console_write(const char *s, size_t n);

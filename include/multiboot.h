@@ -77,11 +77,16 @@ typedef const void *(*multiboot_map_fn)(uint32_t phys, uint32_t len);
 #define BOOT_RSDP_MAX          36       /* an ACPI 2.0 RSDP (ACPI 6.5, 5.2.5.3) */
 
 /* A linear framebuffer the loader set up (Multiboot2 3.6.12). */
+#define BOOT_FB_INDEXED         0       /* a palette; lull draws no such screen */
+#define BOOT_FB_RGB             1       /* direct colour: the fields below */
+#define BOOT_FB_EGA_TEXT        2       /* VGA text mode, described as one */
 struct boot_framebuffer {
 	uint64_t addr;
-	uint32_t pitch, width, height;          /* bytes a row; pixels */
+	uint32_t pitch, width, height;          /* bytes a row; pixels (characters for EGA text) */
 	uint8_t bpp;
-	uint8_t type;                           /* 0 indexed, 1 RGB, 2 EGA text */
+	uint8_t type;                           /* BOOT_FB_* */
+	/* BOOT_FB_RGB only: where each colour's bits sit in a pixel. */
+	uint8_t red_pos, red_size, green_pos, green_size, blue_pos, blue_size;
 };
 
 /* One memory-map entry as kept (the loader's `size` field checked and gone). */

@@ -42,6 +42,7 @@
 #define MB2_MMAP_HEADER_LEN     8       /* entry_size, entry_version */
 #define MB2_MMAP_ENTRY_MIN      24      /* base_addr, length, type, reserved */
 #define MB2_FRAMEBUFFER_LEN     24      /* addr(8) pitch width height(4 each) bpp type(1) reserved(2) */
+#define MB2_FRAMEBUFFER_RGB_LEN 30      /* ... then position and size of red, green, blue (1 each) */
 #define MB2_EFI32_LEN           4
 #define MB2_EFI64_LEN           8
 #define ACPI_RSDP_V1_LEN        20      /* ACPI 6.5, 5.2.5.3: up to RsdtAddress */

@@ -4,8 +4,8 @@
  *
  * The console calls no driver by name.  Drivers sit a floor above it and
  * hand it what it needs: a sink (a putc) for output, and bytes pushed from
- * their interrupt handlers for input.  Until the first sink is added,
- * printed bytes go nowhere, as before COM1 is set up on real hardware.
+ * their interrupt handlers for input.  Printed bytes are also kept in a
+ * log, which a sink added later is shown first (console_add_sink).
  *
  * The ring is filled from interrupt handlers and emptied by the shell, one
  * producer and one consumer on one CPU: the producer only moves `head`, the
@@ -30,20 +30,40 @@ static bool (*volatile input_hook)(char c);
 static struct console_sink *sinks;
 static struct console_sink **sinks_end = &sinks;
 
+/* Every byte printed, the last CONSOLE_LOG_SIZE of them, for a sink added
+ * late.  A power of two, so the free-running count wraps with a mask. */
+static char log_ring[CONSOLE_LOG_SIZE];
+static uint32_t log_count;
+static bool log_wrapped;                /* the ring has been round once */
+
 void console_add_sink(struct console_sink *sink)
 {
+	uint32_t flags = irq_save();
+	uint32_t from = 0;
+	if (log_wrapped) {
+		/* The oldest line was cut by the ring: start after its end. */
+		from = log_count - CONSOLE_LOG_SIZE;
+		while (from < log_count && log_ring[from++ % CONSOLE_LOG_SIZE] != '\n')
+			;
+	}
+	for (uint32_t i = from; i != log_count; i++)
+		sink->putc(log_ring[i % CONSOLE_LOG_SIZE]);
 	sink->next = NULL;
 	*sinks_end = sink;
 	sinks_end = &sink->next;
+	irq_restore(flags);
 }
 
 void console_write(const char *s, size_t n)
 {
 	/* Byte by byte across the sinks, so COM1 and the screen stay in step
 	 * even when a message is cut short by a panic. */
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
+		log_ring[log_count++ % CONSOLE_LOG_SIZE] = s[i];
+		log_wrapped |= log_count % CONSOLE_LOG_SIZE == 0;
 		for (const struct console_sink *k = sinks; k; k = k->next)
 			k->putc(s[i]);
+	}
 }
 
 void console_puts(const char *s)

@@ -51,7 +51,8 @@ void kmain(uint32_t magic, uint32_t mbi_addr);
 void kmain(uint32_t magic, uint32_t mbi_addr)
 {
 	uart_init();                    /* COM1, polled: the first console sink */
-	vga_init();                     /* the text screen, the second: kprintf works */
+	if (magic != MULTIBOOT2_BOOTLOADER_MAGIC)
+		vga_init();             /* a BIOS boot: the text screen at once */
 	if (magic != MULTIBOOT_BOOTLOADER_MAGIC && magic != MULTIBOOT2_BOOTLOADER_MAGIC) {
 		kprintf("lull: not started by a Multiboot loader (EAX=0x%08x, expected 0x%08x or "
 		        "0x%08x).\nlull: boot it with GRUB or qemu-system-i386 -kernel; halting.\n",
@@ -71,6 +72,8 @@ void kmain(uint32_t magic, uint32_t mbi_addr)
 	cmdline_parse(&boot_cmdline, boot_info.cmdline);  /* each option applies itself (cmdline.h) */
 	cpu_identify();                 /* CPUID, if the CPU has it */
 	paging_init(ram_bytes());       /* identity map; stray pointers fault */
+	if (magic == MULTIBOOT2_BOOTLOADER_MAGIC && framebuffer_init(&boot_info) != 0)
+		vga_init();             /* the loader's framebuffer (UEFI), else VGA text */
 	acpi_init();                    /* RSDP, FADT, MADT, HPET tables (reads the BIOS area) */
 	paging_unmap_null_page();       /* NULL dereferences fault from here on */
 	pit_init();                     /* stop the firmware's 18.2 Hz tick; PIT devices */

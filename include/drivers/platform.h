@@ -14,6 +14,13 @@ bool uart_present(void);
 /* drivers/platform/vga_text.c — 80x25 text screen */
 void vga_init(void);                    /* clear it; a console sink from now on */
 
+/* drivers/platform/framebuffer.c — a text console on the boot loader's
+ * linear framebuffer (UEFI): clear it and add it as a console sink (it
+ * shows what was printed so far), or say in one line why not and return
+ * -ENODEV.  After paging_init: it maps the framebuffer. */
+struct boot_info;
+int framebuffer_init(const struct boot_info *bi);
+
 /* drivers/platform/ps2_keyboard.c: console input by interrupt */
 int ps2_keyboard_init(void);
 /* `inject irq-storm`: for `ms` ms from now, each keyboard interrupt makes

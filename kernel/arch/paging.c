@@ -21,11 +21,11 @@
 #define ENTRIES         1024
 #define PDE_SPAN        (ENTRIES * PAGE_SIZE)   /* 4 MiB per directory entry */
 
-/* 64 tables map 256 MiB of RAM; 8 more cover device windows and ACPI
- * tables.  lull needs far less RAM than that; a bigger machine just has RAM
+/* 64 tables map 256 MiB of RAM; 16 more cover device windows, ACPI
+ * tables and a framebuffer (8 of them map a 3840x2160 one at 32 bpp).  lull needs far less RAM than that; a bigger machine just has RAM
  * lull never touches. */
 #define PAGING_RAM_TABLES   64
-#define PAGING_EXTRA_TABLES 8
+#define PAGING_EXTRA_TABLES 16
 #define PAGING_MAX_RAM      ((uint64_t)PAGING_RAM_TABLES * PDE_SPAN)
 
 static uint32_t page_dir[ENTRIES] __attribute__((aligned(PAGE_SIZE)));

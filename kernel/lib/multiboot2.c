@@ -118,11 +118,21 @@ static void parse_tag(uint32_t type, const uint8_t *p, uint32_t len, uint32_t ad
 			warn_tag(out, type, size, "too short for a framebuffer");
 			break;
 		}
+		if (p[21] == BOOT_FB_RGB && len < MB2_FRAMEBUFFER_RGB_LEN) {
+			warn_tag(out, type, size, "too short for its colour fields");
+			break;
+		}
 		out->flags |= BOOT_INFO_FRAMEBUFFER;
 		out->fb = (struct boot_framebuffer){
 			.addr = load_le(p, 8), .pitch = le32(p + 8), .width = le32(p + 12),
 			.height = le32(p + 16), .bpp = p[20], .type = p[21],
 		};
+		if (out->fb.type == BOOT_FB_RGB) {
+			const uint8_t *c = p + MB2_FRAMEBUFFER_LEN;
+			out->fb.red_pos = c[0], out->fb.red_size = c[1];
+			out->fb.green_pos = c[2], out->fb.green_size = c[3];
+			out->fb.blue_pos = c[4], out->fb.blue_size = c[5];
+		}
 		break;
 	case MB2_TAG_EFI32:
 	case MB2_TAG_EFI64: {

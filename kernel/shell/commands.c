@@ -131,11 +131,18 @@ static int cmd_mem(int argc, char **argv)
 	if (bi->flags & BOOT_INFO_ACPI_RSDP)
 		kprintf(", ACPI %s RSDP copy", bi->rsdp_len == ACPI_RSDP_V2_LEN ? "2.0" : "1.0");
 	if (bi->flags & BOOT_INFO_EFI)
-		kprintf(", EFI system table at 0x%llx", (unsigned long long)bi->efi_system_table);
+		kprintf(", %u-bit EFI system table at 0x%llx", bi->efi_bits,
+		        (unsigned long long)bi->efi_system_table);
 	kprintf("\n");
-	if (bi->flags & BOOT_INFO_FRAMEBUFFER)          /* not drawn on yet (docs/boot.md) */
-		kprintf("framebuffer: %ux%u, %u bits a pixel, type %u, at 0x%llx\n", bi->fb.width,
-		        bi->fb.height, bi->fb.bpp, bi->fb.type, (unsigned long long)bi->fb.addr);
+	if (bi->flags & BOOT_INFO_FRAMEBUFFER) {
+		static const char *const fb_types[] = {
+			[BOOT_FB_INDEXED] = "indexed", [BOOT_FB_RGB] = "RGB", [BOOT_FB_EGA_TEXT] = "EGA text",
+		};
+		const struct boot_framebuffer *f = &bi->fb;
+		kprintf("framebuffer: %ux%u, %u bits a pixel, %s, at 0x%llx\n", f->width, f->height,
+		        f->bpp, f->type < ARRAY_SIZE(fb_types) ? fb_types[f->type] : "unknown type",
+		        (unsigned long long)f->addr);
+	}
 	if (bi->flags & MULTIBOOT_INFO_MEMORY)
 		kprintf("lower memory: %u KiB, upper memory: %u KiB\n", bi->mem_lower, bi->mem_upper);
 	if (!(bi->flags & MULTIBOOT_INFO_MEM_MAP)) {

@@ -13,10 +13,13 @@ import shlex
 import shutil
 import subprocess
 import tempfile
+import time
 
 import pytest
 
+import screen
 from conftest import BUILD, ROOT
+from test_console import vga_text
 
 GRUB_CFG = os.path.join(ROOT, "boot", "grub.cfg")
 DOWN = "\x1b[B"                 # the Down arrow, as a VT100 terminal sends it
@@ -159,7 +162,7 @@ def test_build_time_hz(boot, hz):
         shutil.rmtree(build, ignore_errors=True)
 
 
-def test_grub_boots_by_multiboot2_with_acpi_from_the_loader(boot):
+def test_grub_boots_by_multiboot2_with_acpi_from_the_loader(boot, tmp_path):
     """Every ISO entry loads lull with GRUB's `multiboot2` (include/
     multiboot2.h), which works on BIOS and UEFI alike: under SeaBIOS here
     (test_uefi.py has OVMF), ACPI starts from the RSDP copy GRUB hands over
@@ -167,12 +170,22 @@ def test_grub_boots_by_multiboot2_with_acpi_from_the_loader(boot):
     with open(GRUB_CFG) as f:
         text = f.read()
     assert "multiboot /boot" not in text, "an entry still uses Multiboot 1"
-    vm = boot(iso=True)                         # the default entry, after the timeout
+    vm = boot(iso=True, monitor=True)           # the default entry, after the timeout
     log = vm.log_text()
     assert re.search(r"acpi: RSDP rev 0 from the boot loader \(OEM BOCHS\)", log), log
     assert "acpi: no RSDP found" not in log and "multiboot2:" not in log, log
     assert re.search(r"^hpet: [\d.]+ MHz", log, re.M), log
     assert re.search(r"^acpi_pm: 24-bit PM timer", log, re.M), log
+    # lull's header asks for a framebuffer, and on a BIOS the menu entry
+    # keeps VGA text mode instead (gfxpayload=text): GRUB describes it as
+    # an EGA-text framebuffer, and lull draws on the text screen, which
+    # shows what COM1 showed, the boot lines printed before it included.
+    assert "framebuffer: VGA text mode, 80x25 characters: the VGA text screen" in log, log
+    time.sleep(0.3)
+    with open(vm.log_path, encoding="utf-8", errors="replace", newline="") as f:
+        want, _ = screen.console_screen(screen.lull_output(f.read()), 80, 25)
+    rows = vga_text(vm, str(tmp_path / "vga.bin"))
+    assert rows == want, "\n".join(f"{a!r}\n{b!r}" for a, b in zip(rows, want) if a != b)
     mem = lines(vm.cmd("mem"))
     assert re.fullmatch(r"boot loader: Multiboot2, GRUB [^,]+, ACPI 1\.0 RSDP copy", mem[0]), mem
     m = re.search(r"usable RAM: (\d+) KiB", "\n".join(mem))

@@ -224,6 +224,8 @@ static void test_framebuffer_and_efi(void **state)
 	memcpy(fb + 16, &h, 4);
 	fb[20] = 32;
 	fb[21] = 1;
+	/* x8r8g8b8, as OVMF's GOP gives: red at 16, green at 8, blue at 0. */
+	memcpy(fb + MB2_FRAMEBUFFER_LEN, "\x10\x08\x08\x08\x00\x08", 6);
 	tag(MB2_TAG_FRAMEBUFFER, fb, sizeof(fb));
 	uint64_t st = 0x7F9EE018ull;
 	uint32_t off = tag(MB2_TAG_EFI64, &st, 8);
@@ -237,9 +239,41 @@ static void test_framebuffer_and_efi(void **state)
 	assert_int_equal(bi.fb.height, 768);
 	assert_int_equal(bi.fb.bpp, 32);
 	assert_int_equal(bi.fb.type, 1);
+	assert_int_equal(bi.fb.red_pos, 16);
+	assert_int_equal(bi.fb.red_size, 8);
+	assert_int_equal(bi.fb.green_pos, 8);
+	assert_int_equal(bi.fb.blue_pos, 0);
+	assert_int_equal(bi.fb.blue_size, 8);
 	assert_true(bi.flags & BOOT_INFO_EFI);
 	assert_int_equal(bi.efi_system_table, 0x7F9EE018ull);
 	assert_int_equal(bi.efi_bits, 64);
+	fuzz_memory_unmap_all();
+}
+
+/* An RGB framebuffer tag without its colour fields is dropped alone; an
+ * EGA text one (BIOS GRUB in text mode) needs none. */
+static void test_framebuffer_without_colour_fields(void **state)
+{
+	(void)state;
+	uint8_t fb[MB2_FRAMEBUFFER_LEN] = { 0 };
+	fb[20] = 32;
+	fb[21] = BOOT_FB_RGB;
+	begin();
+	tag(MB2_TAG_FRAMEBUFFER, fb, sizeof(fb));
+	end();
+	assert_int_equal(parse(), -EINVAL);
+	assert_false(bi.flags & BOOT_INFO_FRAMEBUFFER);
+	assert_non_null(strstr(fuzz_output, "too short for its colour fields"));
+	fuzz_memory_unmap_all();
+
+	fb[20] = 16;
+	fb[21] = BOOT_FB_EGA_TEXT;
+	begin();
+	tag(MB2_TAG_FRAMEBUFFER, fb, sizeof(fb));
+	end();
+	assert_int_equal(parse(), 0);
+	assert_true(bi.flags & BOOT_INFO_FRAMEBUFFER);
+	assert_int_equal(bi.fb.type, BOOT_FB_EGA_TEXT);
 	fuzz_memory_unmap_all();
 }
 
@@ -301,6 +335,7 @@ int main(void)
 		cmocka_unit_test(test_short_payloads_dropped_alone),
 		cmocka_unit_test(test_new_rsdp_wins),
 		cmocka_unit_test(test_framebuffer_and_efi),
+		cmocka_unit_test(test_framebuffer_without_colour_fields),
 		cmocka_unit_test(test_bad_memory_maps),
 		cmocka_unit_test(test_unusable_blocks),
 	};
