@@ -49,6 +49,7 @@
 #include "time/clocksource.h"
 #include "time/hrtimer.h"
 #include "time/jiffies.h"
+#include "time/path.h"
 #include "time/tick.h"
 #include "time/timekeeping.h"
 #include "time/timer.h"
@@ -213,33 +214,44 @@ static void tick_handle_event(struct clock_event_device *dev)
 
 /* ------------------------------------------------ interrupt hooks */
 
+/* After the EOI: the waiters first, then the tick's own bookkeeping.
+ * Hrtimers run before the wheel (an hrtimer is someone waiting for a
+ * deadline to the microsecond; a wheel timer is due within a jiffy), and
+ * the clocksource watchdog, which reads every counter, runs after both:
+ * the tick's own work never delays an hrtimer due in the same interrupt,
+ * as Linux's tick-sched orders it. */
 void tick_irq_exit(void)
 {
 	struct tick_cpu *tc = this_tick();
-	/* The clocksource watchdog runs on the boot CPU's interrupts: ones
-	 * that come anyway, so it costs no wakeup of its own. */
-	if (tc->dev && !tc->in_softirq && arch_this_cpu_id() == TICK_BOOT_CPU)
-		watchdog_poll();
+	if (!tc->dev || tc->in_softirq)
+		return;
 	/* The tick ran, or was restarted by this interrupt: the device needs
 	 * its next program.  (Restarted with piggybacking off, no timers run
 	 * now, but the busy tick must still start.) */
-	bool reprogram = tc->softirq_pending || tc->restarted;
-	if (!tc->dev || tc->in_softirq || !reprogram)
-		return;
-	tc->restarted = false;
-	tc->in_softirq = true;
-	while (tc->softirq_pending) {
-		tc->softirq_pending = false;
-		arch_irq_enable();
-		timer_run_expired(jiffies);
-		hrtimer_run_expired(ktime_get_ns());
-		arch_irq_disable();
+	if (tc->softirq_pending || tc->restarted) {
+		tc->restarted = false;
+		tc->in_softirq = true;
+		while (tc->softirq_pending) {
+			tc->softirq_pending = false;
+			arch_irq_enable();
+			hrtimer_run_expired(ktime_get_ns());
+			path_stamp(PATH_CALLBACKS);
+			timer_run_expired(jiffies);
+			path_stamp(PATH_WHEEL);
+			arch_irq_disable();
+		}
+		tc->in_softirq = false;
+		/* One-shot and not skipping: keep ticking (or fire the next hrtimer). */
+		if (!tc->stopped && tc->dev->state == CLOCK_EVT_STATE_ONESHOT &&
+		    tc->mode == TICK_MODE_TICKLESS)
+			program_busy_oneshot(tc, ktime_get_ns());
+		path_stamp(PATH_REPROGRAM);
 	}
-	tc->in_softirq = false;
-	/* One-shot and not skipping: keep ticking (or fire the next hrtimer). */
-	if (!tc->stopped && tc->dev->state == CLOCK_EVT_STATE_ONESHOT &&
-	    tc->mode == TICK_MODE_TICKLESS)
-		program_busy_oneshot(tc, ktime_get_ns());
+	/* The clocksource watchdog runs on the boot CPU's interrupts: ones
+	 * that come anyway, so it costs no wakeup of its own. */
+	if (arch_this_cpu_id() == TICK_BOOT_CPU)
+		watchdog_poll();
+	path_stamp(PATH_WATCHDOG);
 }
 
 /* A new earliest hrtimer: in tickless mode it must not wait for the next
