@@ -179,7 +179,12 @@ static uint64_t stop_tick_if_worth_it(struct tick_cpu *tc, uint64_t now)
 	} else {
 		tc->skip = (unsigned)((next - tc->last_jiffy_ns) / tc->period_ns);
 	}
-	tick_program_oneshot(tc, next, now);
+	/* The device counts from now, not from the `now` this decision began
+	 * with: the decision itself takes time (finding the next timer, the
+	 * limits), and a delta measured from its start would make every skip
+	 * end that much past its deadline (under -icount, 27 us of lateness
+	 * in every hrtimer that ended a skip). */
+	tick_program_oneshot(tc, next, ktime_get_ns());
 	tc->stopped = true;
 	/* A CPU with its tick stopped cannot keep jiffies: give them up; the
 	 * next CPU whose tick fires takes them (tick.c). */
