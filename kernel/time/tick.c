@@ -198,8 +198,10 @@ static void start_device(struct tick_cpu *tc)
 static void tick_handle_event(struct clock_event_device *dev)
 {
 	struct tick_cpu *tc = this_tick();
-	timekeeping_update();
-	uint64_t now = ktime_get_ns();
+	/* The time clockevents_handle_event read (and folded) as the event
+	 * came, taken once; a handler called by other means reads its own. */
+	uint64_t now = dev->event_ns ? dev->event_ns : timekeeping_update();
+	dev->event_ns = 0;
 	tick_note_latency(tc, now);
 	tick_do_jiffies(tc, now);
 	tc->programmed_ns = 0;
@@ -343,8 +345,7 @@ struct clock_event_device *tick_choose_device(enum tick_mode mode, const char **
  * Interrupts off. */
 void tick_switch(struct tick_cpu *tc, struct clock_event_device *dev, enum tick_mode mode)
 {
-	timekeeping_update();
-	uint64_t now = ktime_get_ns();
+	uint64_t now = timekeeping_update();
 	if (tc->dev) {
 		tick_update_jiffies(tc, now);
 		if (tc->dev != dev)
@@ -456,8 +457,7 @@ int tick_set_hz(unsigned hz)
 	if (!hz_is_valid(hz))
 		return -EINVAL;
 	unsigned long f = arch_irq_save();
-	timekeeping_update();
-	tick_update_jiffies(tc, ktime_get_ns());
+	tick_update_jiffies(tc, timekeeping_update());
 	struct remap_ctx c = { jiffies, tc->period_ns, period_for(hz) };
 	timer_wheel_remap(jiffies, remap_expiry, &c);
 	tick_hz = tc->hz = hz;
@@ -508,8 +508,7 @@ void tick_start(struct clock_event_device *dev, enum tick_mode mode)
 
 	/* Start half a period into the first jiffy, so periodic interrupts
 	 * land between boundaries rather than on them. */
-	timekeeping_update();
-	tc->last_jiffy_ns = ktime_get_ns() - tc->period_ns / 2;
+	tc->last_jiffy_ns = timekeeping_update() - tc->period_ns / 2;
 	jiffies_set_clock(tc->last_jiffy_ns, tc->period_ns);
 	jiffies_owner = (int)arch_this_cpu_id();
 	unsigned long f = arch_irq_save();

@@ -205,8 +205,7 @@ void tick_idle_enter(void)
 	struct tick_cpu *tc = this_tick();
 	if (!tc->dev)
 		return;
-	timekeeping_update();
-	uint64_t now = ktime_get_ns();
+	uint64_t now = timekeeping_update();
 	tick_update_jiffies(tc, now);
 	wakeups_idle_enter(now);
 	tc->idle = true;
@@ -238,8 +237,7 @@ uint64_t tick_idle_wake_ns(bool *skipping)
  * then tick again at HZ until the idle loop decides otherwise. */
 static void tick_restart(struct tick_cpu *tc, unsigned vector)
 {
-	timekeeping_update();
-	uint64_t now = ktime_get_ns();
+	uint64_t now = timekeeping_update();
 	tick_note_latency(tc, now);
 	tick_update_jiffies(tc, now);
 	tc->catchups++;
