@@ -6,6 +6,8 @@
     timeline.png  2 s of timer interrupts: periodic, dyntick, tickless, and
                   on 4 CPUs with one busy (a lane per CPU)
     timerload.png the timerload rows: wakeups/s and host CPU against slack
+    breakdown.png the icount rows: a wakeup's path from deadline to callback,
+                  stage by stage, and what follows the callback
 """
 import csv
 import os
@@ -83,6 +85,43 @@ def latency_chart(rows, path):
     ax.set_xlabel("timer latency, µs (log2 buckets; | p50, ▼ p99, × max)")
     ax.set_title("How late a 1 ms periodic timer fires (cyclictest loop)", fontsize=10)
     ax.grid(axis="x", which="major", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=DPI)
+    plt.close(fig)
+    return os.path.basename(path)
+
+
+# The stages of `latency ... breakdown` (include/time/path.h), in path order.
+BEFORE_CALLBACK = ["deadline to entry", "stack guard", "irq enter", "handler", "eoi", "hrtimers"]
+AFTER_CALLBACK = ["callbacks", "wheel", "reprogram", "watchdog", "exit"]
+
+
+def breakdown_chart(rows, path):
+    """One stacked bar per icount row: ns per stage of the average wakeup,
+    the stages up to the callback in colour, the ones after it grey."""
+    rows = [r for r in rows if (r.get("latency") or {}).get("breakdown")]
+    if not rows:
+        return None
+    fig, ax = plt.subplots(figsize=(9, 0.5 * len(rows) + 2.0))
+    cmap = plt.get_cmap("tab10")
+    stages = BEFORE_CALLBACK + AFTER_CALLBACK
+    for i, r in enumerate(rows[::-1]):
+        b, x = r["latency"]["breakdown"], 0.0
+        for k, name in enumerate(stages):
+            us = max(b.get(name, 0), 0) / 1000
+            colour = cmap(k) if name in BEFORE_CALLBACK else str(0.45 + 0.1 * (k - len(BEFORE_CALLBACK)))
+            ax.barh(i, us, left=x, color=colour, edgecolor="white", linewidth=0.5,
+                    label=name if i == 0 else None)
+            x += us
+        ax.plot([r["latency"].get("breakdown_avg", r["latency"]["avg"])], [i], "k|", markersize=14)
+    ax.set_yticks(range(len(rows)))
+    ax.set_yticklabels([label(r) for r in rows[::-1]], fontsize=8)
+    ax.set_xlabel("µs of guest time per wakeup (-icount shift=4: 16 ns per instruction); "
+                  "| = average latency, where the callback runs")
+    ax.set_title("Where a timer wakeup's time goes, deadline to callback and after "
+                 "(latency 500 1000 breakdown)", fontsize=10)
+    ax.legend(fontsize=7, ncol=4, loc="lower right")
+    ax.grid(axis="x", alpha=0.3)
     fig.tight_layout()
     fig.savefig(path, dpi=DPI)
     plt.close(fig)
@@ -218,5 +257,6 @@ def draw_all(rows, out, timerload_rows=()):
         latency_chart(ok, os.path.join(out, "latency.png")),
         timeline_chart([r for r in ok if r.get("trace")], os.path.join(out, "timeline.png")),
         timerload_chart(timerload_rows, os.path.join(out, "timerload.png")),
+        breakdown_chart(ok, os.path.join(out, "breakdown.png")),
     ]
     return [p for p in pictures if p]
