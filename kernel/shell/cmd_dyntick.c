@@ -298,10 +298,11 @@ static void print_breakdown(uint64_t avg_latency_ns)
 	for (unsigned s = PATH_ENTRY + 1; s < PATH_STAGES; s++) {
 		kprintf("  %-24s %8llu %8llu\n", path_stage_name(s), (unsigned long long)avg[s],
 		        (unsigned long long)slow[s]);
-		if (s == PATH_HRTIMERS)
-			kprintf("  %-24s %8llu %8llu  (from entry: %llu)\n", "= to the callback",
-			        (unsigned long long)avg_latency_ns, (unsigned long long)sum[1][0],
-			        (unsigned long long)sum[0][0]);
+		if (s == PATH_HRTIMERS) {
+			kprintf("  %-24s %8llu %8llu\n", "= entry to the callback",
+			        (unsigned long long)sum[0][0], (unsigned long long)sum[1][0]);
+			kprintf("  %-24s %8llu\n", "= deadline to callback", (unsigned long long)avg_latency_ns);
+		}
 	}
 	kprintf("  %-24s %8llu %8llu\n", "= after the callback", (unsigned long long)sum[0][1],
 	        (unsigned long long)sum[1][1]);

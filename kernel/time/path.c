@@ -42,19 +42,22 @@ void path_record(enum path_stage s)
 	struct path_cpu *p = &this_tick()->path;
 	unsigned long flags = arch_irq_save();
 	uint64_t now = arch_cycles();
+	/* The stamps are cleared as a path ends (and by path_reset), not as
+	 * one starts: the clearing would count in the first stage. */
 	if (s == PATH_ENTRY) {
-		if (p->depth++ == 0) {
-			memset(p->stamp, 0, sizeof(p->stamp));
-			p->callback = false;
+		if (p->depth++ == 0)
 			p->stamp[PATH_ENTRY] = now;
-		}
 	} else if (p->depth == 1 && !p->stamp[s]) {
 		/* The first pass counts: the timers may run twice in a row. */
 		p->stamp[s] = now;
 		if (s == PATH_HRTIMERS)
 			p->callback = true;
-		if (s == PATH_EXIT && p->callback)
-			path_complete(p);
+		if (s == PATH_EXIT) {
+			if (p->callback)
+				path_complete(p);
+			memset(p->stamp, 0, sizeof(p->stamp));
+			p->callback = false;
+		}
 	}
 	if (s == PATH_EXIT && p->depth)
 		p->depth--;
@@ -65,6 +68,8 @@ void path_reset(void)
 {
 	for (unsigned cpu = 0; cpu < arch_nr_cpus(); cpu++) {
 		struct path_cpu *p = &arch_tick_of(cpu)->path;
+		memset(p->stamp, 0, sizeof(p->stamp));
+		p->callback = false;
 		p->depth = 0;
 		p->paths = 0;
 		memset(p->cycles, 0, sizeof(p->cycles));
