@@ -251,8 +251,18 @@ def measure_floor(g, seconds):
     return r
 
 
+# `latency ... breakdown` (include/time/path.h): a stage's average and
+# slowest ns, and the part before the interrupt's entry.
+BREAKDOWN_STAGE_RE = re.compile(r"^  ([a-z ]+?) +(\d+) +(\d+)\r?$", re.M)
+BREAKDOWN_BEFORE_RE = re.compile(r"^  deadline to entry +(-?\d+)\r?$", re.M)
+
+
 def measure_latency(g, count, period_us, timeout):
-    out = g.cmd(f"latency {count} {period_us}", timeout=timeout)
+    return parse_latency(g.cmd(f"latency {count} {period_us}", timeout=timeout))
+
+
+def parse_latency(out, breakdown=False):
+    """`latency`'s figures and histogram (and its breakdown, if asked for)."""
     m = LATENCY_RE.search(out)
     if not m:
         raise RuntimeError(f"latency: unexpected output {out!r}")
@@ -265,6 +275,13 @@ def measure_latency(g, count, period_us, timeout):
         if open_lo:     # the open last bin: drawn up to the largest sample
             lo, hi = int(open_lo), max(2 * int(open_lo), r["max"] + 1)
         r["hist"].append((int(lo), int(hi), int(count)))
+    if breakdown:
+        before = BREAKDOWN_BEFORE_RE.search(out)
+        stages = BREAKDOWN_STAGE_RE.findall(out)
+        if not before or not stages:
+            raise RuntimeError(f"latency breakdown: unexpected output {out!r}")
+        r["breakdown"] = {"deadline to entry": int(before.group(1))}
+        r["breakdown"].update((name, int(avg)) for name, avg, _ in stages)
     return r
 
 

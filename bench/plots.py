@@ -6,6 +6,8 @@
     timeline.png  2 s of timer interrupts: periodic, dyntick, tickless, and
                   on 4 CPUs with one busy (a lane per CPU)
     timerload.png the timerload rows: wakeups/s and host CPU against slack
+    breakdown.png the icount rows: a wakeup's path from deadline to callback,
+                  stage by stage, and what follows the callback
 """
 import csv
 import os
@@ -83,6 +85,48 @@ def latency_chart(rows, path):
     ax.set_xlabel("timer latency, µs (log2 buckets; | p50, ▼ p99, × max)")
     ax.set_title("How late a 1 ms periodic timer fires (cyclictest loop)", fontsize=10)
     ax.grid(axis="x", which="major", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=DPI)
+    plt.close(fig)
+    return os.path.basename(path)
+
+
+# The stages of `latency ... breakdown` (include/time/path.h), in path order.
+BEFORE_CALLBACK = ["deadline to entry", "stack guard", "irq enter", "handler", "eoi", "hrtimers"]
+AFTER_CALLBACK = ["callbacks", "wheel", "reprogram", "watchdog", "exit"]
+
+
+def breakdown_chart(rows, path):
+    """One stacked bar per icount row: the timer interrupt's path from its
+    entry, ns per stage of the average wakeup, the stages up to the
+    callback in colour and the ones after it grey.  (The part before entry
+    is in the table: in periodic and dyntick mode it is mostly the wait
+    for the next tick, milliseconds that would hide the rest.)"""
+    rows = [r for r in rows if (r.get("latency") or {}).get("breakdown")]
+    if not rows:
+        return None
+    fig, ax = plt.subplots(figsize=(9, 0.45 * len(rows) + 2.2))
+    cmap = plt.get_cmap("tab10")
+    stages = BEFORE_CALLBACK[1:] + AFTER_CALLBACK
+    for i, r in enumerate(rows[::-1]):
+        b, x = r["latency"]["breakdown"], 0.0
+        for k, name in enumerate(stages):
+            us = max(b.get(name, 0), 0) / 1000
+            grey = name in AFTER_CALLBACK
+            colour = str(0.35 + 0.12 * AFTER_CALLBACK.index(name)) if grey else cmap(k + 1)
+            ax.barh(i, us, left=x, color=colour, edgecolor="white", linewidth=0.5,
+                    label=name if i == 0 else None)
+            x += us
+        callback = sum(max(b.get(n, 0), 0) for n in BEFORE_CALLBACK[1:]) / 1000
+        ax.plot([callback], [i], "k|", markersize=14)
+    ax.set_yticks(range(len(rows)))
+    ax.set_yticklabels([r["config"] for r in rows[::-1]], fontsize=8)
+    ax.set_xlabel("µs of guest time from the interrupt's entry (16 ns per instruction); "
+                  "| = the callback runs")
+    ax.set_title("The timer interrupt's path, stage by stage, under -icount shift=4 "
+                 "(latency ... breakdown)", fontsize=10)
+    ax.legend(fontsize=7, ncol=5, loc="upper center", bbox_to_anchor=(0.5, -0.22))
+    ax.grid(axis="x", alpha=0.3)
     fig.tight_layout()
     fig.savefig(path, dpi=DPI)
     plt.close(fig)
@@ -218,5 +262,6 @@ def draw_all(rows, out, timerload_rows=()):
         latency_chart(ok, os.path.join(out, "latency.png")),
         timeline_chart([r for r in ok if r.get("trace")], os.path.join(out, "timeline.png")),
         timerload_chart(timerload_rows, os.path.join(out, "timerload.png")),
+        breakdown_chart(ok, os.path.join(out, "breakdown.png")),
     ]
     return [p for p in pictures if p]

@@ -245,6 +245,25 @@ def timeout_census_line(r):
             f"{r['rearm_kept_pct']:.1f} % of the re-arms left the timer in its wheel bucket.")
 
 
+def icount_targets(rows, add):
+    """Under -icount: the repeat, and tickless latency against its targets
+    and against the Linux guests' in the same QEMU."""
+    ic = {r["config"]: r for r in rows if r["status"] == "ok" and "icount" in (r.get("accel") or "")}
+    for n, r in ic.items():
+        if r["kind"] == "lull" and r.get("icount_repeat") is not None:
+            add(f"{n}: two boots under icount, the same figures",
+                "identical" if r["icount_repeat"] else "they differ", r["icount_repeat"])
+    lat = (ic.get("tickless-lapic-icount") or {}).get("latency")
+    if lat:
+        add("tickless-lapic-icount: p50 ≤ 10 µs, p99 ≤ 12 µs", f"{lat['p50']} / {lat['p99']} µs",
+            lat["p50"] <= 10 and lat["p99"] <= 12)
+        for ln in ("linux-686-icount", "linux-amd64-icount"):
+            ll = (ic.get(ln) or {}).get("latency")
+            if ll:
+                add(f"tickless-lapic-icount: p99 ≤ 1/5 of {ln}'s", f"{lat['p99']} vs {ll['p99']} µs",
+                    lat["p99"] * 5 <= ll["p99"])
+
+
 def targets(rows, timer_core=()):
     """The targets lull aims for, each with what was measured and met / missed."""
     by = {r["config"]: r for r in rows if r["status"] == "ok" and r["accel"] == "tcg"}
@@ -291,6 +310,7 @@ def targets(rows, timer_core=()):
                     add(f"{n}: p99 better than {ln}'s cyclictest", f"{lat['p99']} vs {ll['p99']} µs",
                         lat["p99"] < ll["p99"])
     smp_targets(by, add)
+    icount_targets(rows, add)
     # Boot time on one CPU: starting the others adds their INIT waits.
     lull = [r for r in one_cpu.values() if r["kind"] == "lull" and r.get("boot_s") is not None]
     if lull:
@@ -372,6 +392,38 @@ def timerload_rows_window(rows):
     return next((r["realtime"]["seconds"] for r in rows if r.get("realtime")), None)
 
 
+BREAKDOWN_STAGES = ["deadline to entry", "stack guard", "irq enter", "handler", "eoi", "hrtimers",
+                    "callbacks", "wheel", "reprogram", "watchdog", "exit"]
+
+
+def icount_lines(rows):
+    """The icount section: each row's latency, whether its two boots gave the
+    same figures, and where the average wakeup's time went (ns per stage)."""
+    rows = [r for r in rows if "icount" in (r.get("accel") or "") and r.get("latency")]
+    if not rows:
+        return []
+    md = ["", "## Under -icount: the timer path by instruction", "",
+          "Every row under -icount shift=4,sleep=off (16 ns of guest time per instruction, idle "
+          "time skipped), `latency N 1000` started by the `run=` boot option so that no typed input "
+          "moves it; lull's rows boot twice and must give the same figures.  The breakdown is "
+          "`latency ... breakdown` (include/time/path.h), a second run with the stamps on: ns per "
+          "stage of the average wakeup; \"to callback\" is that run's average latency, the stamps' "
+          "own cost included (the p50/p99/max are the plain run's).", "",
+          "| configuration | p50 / p99 / max µs | two boots | " +
+          " | ".join(BREAKDOWN_STAGES[:6]) + " | to callback | after it |",
+          "|---|---|---|" + "---|" * 8]
+    for r in rows:
+        lat = r["latency"]
+        b = lat.get("breakdown") or {}
+        rep = {True: "identical", False: "**differ**", None: "—"}[r.get("icount_repeat")]
+        cells = [fmt(b.get(s), ".0f") for s in BREAKDOWN_STAGES[:6]]
+        after = sum(b.get(s, 0) for s in BREAKDOWN_STAGES[6:]) if b else None
+        md.append(f"| {r['config']} | {lat['p50']} / {lat['p99']} / {lat['max']} | {rep} | " +
+                  " | ".join(cells) + f" | {fmt(lat.get('breakdown_avg', lat['avg']) * 1000, '.0f')} | "
+                  f"{fmt(after, '.0f')} |")
+    return md
+
+
 def markdown(rows, info, pictures, timer_core=(), timerload_rows=()):
     md = ["# lull benchmark results", ""]
     md += [f"- **{k}**: {v}" for k, v in info.items()]
@@ -393,6 +445,7 @@ def markdown(rows, info, pictures, timer_core=(), timerload_rows=()):
     md += table_lines(rows, markdown=True) if rows else ["(no configuration rows in this run)"]
     if timerload_rows:
         md += timerload.markdown(timerload_rows, timerload_rows_window(timerload_rows))
+    md += icount_lines(rows)
     md += ["", "## Per configuration", "",
            "| configuration | what | boot options | tick | top wakeup causes (first window) | notes |",
            "|---|---|---|---|---|---|"]

@@ -7,6 +7,7 @@
  */
 #include "idle.h"
 #include "arch/smp.h"
+#include "arch/trap.h"
 #include "time/tick.h"
 #include "time/timekeeping.h"
 
@@ -103,6 +104,7 @@ void cpu_idle(void)
 {
 	struct cpu *c = this_cpu();
 	bool raced = idle_race_hook(c);
+	stack_guard_check();    /* the whole guard, off any waiter's path */
 	tick_idle_enter();      /* interrupts are off: nothing can slip in */
 	/* ... but something may be waiting already.  Programming the sleep
 	 * replaced the device's old deadline, and if that deadline passed

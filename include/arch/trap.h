@@ -28,18 +28,27 @@ _Static_assert(sizeof(struct trapframe) == 68, "SDM Figure 6-4: no ss:esp withou
 
 /* Vector layout (kernel/arch/idt.c): */
 /* The bottom STACK_GUARD_BYTES of every kernel stack (the boot CPU's in
- * boot/entry.asm, each AP's in its struct cpu) hold a known pattern, and
- * every interrupt's entry and exit check that its CPU's pattern is whole
- * (stack_guard_check, from trap_dispatch).  A stack that grew too deep, or
- * a stray write, overwrites it: a panic report then names the CPU and the
- * first word found changed, instead of silent corruption of whatever lies
- * below the stack.  A whole KiB, so that the interrupt that finds it can
- * still push its frames without leaving the stack (a canary of one word
- * would be overrun by the frames of the very check that looks at it). */
+ * boot/entry.asm, each AP's in its struct cpu) hold a known pattern.  A
+ * stack that grew too deep, or a stray write, overwrites it: a panic
+ * report then names the CPU and the first word found changed, instead of
+ * silent corruption of whatever lies below the stack.  A whole KiB, so
+ * that the interrupt that finds it can still push its frames without
+ * leaving the stack (a canary of one word would be overrun by the frames
+ * of the very check that looks at it).
+ *
+ * Two checks.  Every interrupt's entry and exit look at the guard's top
+ * STACK_GUARD_TOP_WORDS (stack_guard_check_top, from trap_dispatch): a
+ * stack growing down reaches those first, and the look costs a few dozen
+ * instructions on the timer's path instead of the thousands of a whole
+ * scan.  The whole guard is scanned as the CPU goes idle
+ * (stack_guard_check, from cpu_idle), off any waiter's path: a frame that
+ * jumped over the top words and wrote below them is found there. */
 #define STACK_GUARD_BYTES   1024
+#define STACK_GUARD_TOP_WORDS 8
 #define STACK_GUARD_WORD    0x57ac6a4dU     /* "stack guard", more or less */
 uint32_t *stack_guard_init(void *stack_bottom);     /* fill it; returns it */
-void stack_guard_check(void);                       /* this CPU's; panics */
+void stack_guard_check(void);                       /* this CPU's, whole; panics */
+void stack_guard_check_top(void);                   /* its top words; panics */
 
 #define VEC_EXCEPTIONS      32      /* 0..31 are CPU exceptions (SDM Table 6-1) */
 #define VEC_IRQ_BASE        0x20    /* legacy IRQ 0..15 after the PIC remap */

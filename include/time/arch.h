@@ -19,6 +19,10 @@ void arch_irq_restore(unsigned long flags);
 void arch_irq_enable(void);
 void arch_irq_disable(void);
 
+/* A free-running cycle counter for measuring short stretches of code
+ * (the TSC on x86; 0 where the CPU has none).  include/time/path.h. */
+uint64_t arch_cycles(void);
+
 /* This CPU's tick state (include/time/tick.h): the kernel keeps one in
  * each CPU's struct cpu; the host tests one per thread. */
 struct tick_cpu;

@@ -69,6 +69,11 @@ struct clock_event_device {
 	uint64_t fires_ns;         /* when the armed one-shot should fire (after
 	                              clamping), 0 if none: an event in the
 	                              first half of the wait is stale */
+	uint64_t event_ns;         /* the time the event being handled was
+	                              taken (timekeeping_update's; 0 without a
+	                              clocksource): the handler's "now", one
+	                              counter read for the core and the tick;
+	                              the handler takes it (sets it to 0) */
 	uint64_t events;           /* interrupts delivered */
 	uint64_t stale_events;     /* early interrupts dropped (see QUIRK in
 	                              clockevents.c) */

@@ -23,6 +23,7 @@
 
 #include "arch.h"
 #include "clockevent.h"
+#include "path.h"
 
 enum tick_mode { TICK_MODE_PERIODIC, TICK_MODE_DYNTICK, TICK_MODE_TICKLESS };
 
@@ -72,6 +73,7 @@ struct tick_cpu {
 	const char *skip_timer;           /* name of the timer that chose it, if any */
 	/* statistics (dyntick command) */
 	uint64_t skips, ticks_skipped, catchups, longest_skip;
+	struct path_cpu path;             /* the interrupt path's stamps (time/path.h) */
 };
 
 static inline struct tick_cpu *this_tick(void) { return arch_this_tick(); }

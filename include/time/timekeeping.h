@@ -19,8 +19,10 @@ void timekeeping_init(struct clocksource *cs);
  * even if the counter does. */
 uint64_t ktime_get_ns(void);
 
-/* Fold the counter's progress into the base: keeps ktime_get_ns wrap-safe. */
-void timekeeping_update(void);
+/* Fold the counter's progress into the base: keeps ktime_get_ns wrap-safe.
+ * Returns the time it folded up to, what ktime_get_ns would return at that
+ * instant (the tick reads the counter once, not twice). */
+uint64_t timekeeping_update(void);
 
 /* How long the system may go without timekeeping_update() (the current
  * clocksource's max_idle_ns; UINT64_MAX before there is one). */

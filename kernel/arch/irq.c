@@ -20,6 +20,7 @@
 #include "errno.h"
 #include "arch/trap.h"
 #include "arch/x86.h"
+#include "time/path.h"
 
 #define VECTORS 256
 
@@ -110,8 +111,10 @@ void irq_dispatch(struct trapframe *tf)
 	}
 	this_cpu()->irqs[v]++;          /* per CPU: no two CPUs write one counter */
 	tick_irq_enter(v);              /* this CPU's tick (each CPU has its own) */
+	path_stamp(PATH_IRQ_ENTER);
 	if (d->handler)
 		d->handler(d->ctx);
+	path_stamp(PATH_HANDLER);
 	if (irq_test_hook)
 		irq_test_hook(v);
 	if (!d->handler && unexpected++ == 0)
@@ -120,6 +123,7 @@ void irq_dispatch(struct trapframe *tf)
 		chip->eoi(v - VEC_IRQ_BASE);
 	else if (d->eoi)
 		d->eoi();
+	path_stamp(PATH_EOI);
 
 	tick_irq_exit();
 }

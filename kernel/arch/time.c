@@ -9,6 +9,7 @@ unsigned long arch_irq_save(void) { return irq_save(); }
 void arch_irq_restore(unsigned long flags) { irq_restore((uint32_t)flags); }
 void arch_irq_enable(void) { sti(); }
 void arch_irq_disable(void) { cli(); }
+uint64_t arch_cycles(void) { return cpu.has_cpuid && (cpu.feat_edx & CPUID_1_EDX_TSC) ? rdtsc() : 0; }
 struct tick_cpu *arch_this_tick(void) { return &this_cpu()->tick; }
 unsigned arch_this_cpu_id(void) { return this_cpu()->index; }
 unsigned arch_nr_cpus(void) { return cpus_online; }

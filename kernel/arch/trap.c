@@ -16,6 +16,7 @@
 #include "arch/smp.h"
 #include "arch/trap.h"
 #include "arch/x86.h"
+#include "time/path.h"
 #include "kprintf.h"
 #include "panic.h"
 
@@ -93,29 +94,44 @@ uint32_t *stack_guard_init(void *stack_bottom)
 	return g;
 }
 
-/* The highest word changed is where the overflow reached; scanning from
- * the top finds it first, and a stack that grows down touches it first. */
-void stack_guard_check(void)
+/* Words [from, STACK_GUARD_BYTES / 4) of this CPU's guard: any changed
+ * is a panic naming the highest, which is where the overflow reached (a
+ * stack that grows down touches it first).  The scan only ORs the
+ * differences; the search for the word runs once something differs. */
+static void guard_check_from(unsigned from)
 {
 	struct cpu *c = this_cpu();
-	uint32_t *g = c->stack_guard;
+	const uint32_t *g = c->stack_guard;
 	if (!g)
 		return;
-	for (unsigned i = STACK_GUARD_BYTES / 4; i-- > 0;)
-		if (g[i] != STACK_GUARD_WORD)
-			panic("stack_guard_check: CPU %u's kernel stack overflowed or was written "
-			      "over: its guard word at %p is 0x%08x (guard %p..%p, esp %p)",
-			      c->index, (void *)&g[i], g[i], (void *)g, (void *)(g + STACK_GUARD_BYTES / 4),
-			      __builtin_frame_address(0));
+	uint32_t diff = 0;
+	for (unsigned i = from; i < STACK_GUARD_BYTES / 4; i++)
+		diff |= g[i] ^ STACK_GUARD_WORD;
+	if (!diff)
+		return;
+	unsigned i = STACK_GUARD_BYTES / 4;
+	while (g[--i] == STACK_GUARD_WORD)
+		;
+	panic("stack_guard_check: CPU %u's kernel stack overflowed or was written "
+	      "over: its guard word at %p is 0x%08x (guard %p..%p, esp %p)",
+	      c->index, (void *)&g[i], g[i], (void *)g, (void *)(g + STACK_GUARD_BYTES / 4),
+	      __builtin_frame_address(0));
 }
 
-/* The guard is checked as each interrupt arrives (before its handler can
- * push deeper: timers run from it, with interrupts on) and as it leaves. */
+void stack_guard_check(void) { guard_check_from(0); }
+void stack_guard_check_top(void) { guard_check_from(STACK_GUARD_BYTES / 4 - STACK_GUARD_TOP_WORDS); }
+
+/* The guard's top is checked as each interrupt arrives (before its
+ * handler can push deeper: timers run from it, with interrupts on) and as
+ * it leaves; the whole guard as the CPU goes idle (include/arch/trap.h). */
 void trap_dispatch(struct trapframe *tf)
 {
+	path_stamp(PATH_ENTRY);
 	if (tf->vector < VEC_EXCEPTIONS)
 		exception_report(tf);
-	stack_guard_check();
+	stack_guard_check_top();
+	path_stamp(PATH_GUARD);
 	irq_dispatch(tf);
-	stack_guard_check();
+	stack_guard_check_top();
+	path_stamp(PATH_EXIT);
 }

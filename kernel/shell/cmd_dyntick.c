@@ -13,7 +13,9 @@
 #include "kstring.h"
 #include "shell/shell.h"
 #include "time/arch.h"
+#include "time/clocksource.h"
 #include "time/hrtimer.h"
+#include "time/path.h"
 #include "time/jiffies.h"
 #include "time/tick.h"
 #include "time/timekeeping.h"
@@ -266,12 +268,57 @@ static void print_latency_percentile(const char *label, unsigned pct)
 	kprintf(" %s=%s%u", label, clipped ? ">=" : "", us);
 }
 
+/* `latency ... breakdown`: where the time went, stage by stage
+ * (include/time/path.h), in ns at the TSC's calibrated rate: the average
+ * wakeup, and the one slowest from the interrupt's entry to the callback.
+ * The first line is the part before the interrupt's first C code (the
+ * device's own lateness, the wake from the halt, the entry stub): the
+ * average latency less the stages after it, so it also holds the
+ * callback's own clock read. */
+static void print_breakdown(uint64_t avg_latency_ns)
+{
+	uint64_t cycles[PATH_STAGES], slow[PATH_STAGES];
+	uint64_t paths = path_totals(arch_this_cpu_id(), cycles, slow);
+	const struct clocksource *tsc = clocksource_lookup("tsc");
+	if (!paths || !tsc || !tsc->freq_hz) {
+		kprintf("breakdown: no complete path was stamped\n");
+		return;
+	}
+	uint64_t hz = tsc->freq_hz, avg[PATH_STAGES], sum[2][2] = { { 0 } };
+	for (unsigned s = PATH_ENTRY + 1; s < PATH_STAGES; s++) {
+		avg[s] = clocksource_cycles_to_ns(cycles[s], hz) / paths;
+		slow[s] = clocksource_cycles_to_ns(slow[s], hz);
+		sum[0][s > PATH_HRTIMERS] += avg[s];
+		sum[1][s > PATH_HRTIMERS] += slow[s];
+	}
+	kprintf("breakdown: %llu wakeups, ns per stage at the TSC's %llu Hz:\n",
+	        (unsigned long long)paths, (unsigned long long)hz);
+	kprintf("  %-24s %8s %8s\n", "stage", "average", "slowest");
+	kprintf("  %-24s %8lld\n", "deadline to entry", (long long)avg_latency_ns - (long long)sum[0][0]);
+	for (unsigned s = PATH_ENTRY + 1; s < PATH_STAGES; s++) {
+		kprintf("  %-24s %8llu %8llu\n", path_stage_name(s), (unsigned long long)avg[s],
+		        (unsigned long long)slow[s]);
+		if (s == PATH_HRTIMERS) {
+			kprintf("  %-24s %8llu %8llu\n", "= entry to the callback",
+			        (unsigned long long)sum[0][0], (unsigned long long)sum[1][0]);
+			kprintf("  %-24s %8llu\n", "= deadline to callback", (unsigned long long)avg_latency_ns);
+		}
+	}
+	kprintf("  %-24s %8llu %8llu\n", "= after the callback", (unsigned long long)sum[0][1],
+	        (unsigned long long)sum[1][1]);
+}
+
 int cmd_latency(int argc, char **argv)
 {
 	uint32_t count, period_us;
-	if (argc != 3 || parse_u32(argv[1], 1, LATENCY_MAX_COUNT, &count) != 0 ||
+	bool breakdown = argc == 4 && strcmp(argv[3], "breakdown") == 0;
+	if ((argc != 3 && !breakdown) || parse_u32(argv[1], 1, LATENCY_MAX_COUNT, &count) != 0 ||
 	    parse_u32(argv[2], LATENCY_MIN_US, LATENCY_MAX_US, &period_us) != 0)
 		return SHELL_USAGE;
+	if (breakdown && !arch_cycles()) {
+		kprintf("error: breakdown needs a cycle counter (the TSC), and this CPU has none\n");
+		return -ENODEV;
+	}
 	memset(&lat, 0, sizeof(lat));
 	lat.min = UINT64_MAX;
 	lat.want = count;
@@ -281,7 +328,12 @@ int cmd_latency(int argc, char **argv)
 		kprintf("error: no free hrtimer slot\n");
 		return -ENOSPC;
 	}
+	if (breakdown) {
+		path_reset();
+		path_on = true;
+	}
 	wait_event(lat.done || console_interrupted());
+	path_on = false;
 	hrtimer_cancel(&lat.timer);
 	if (!lat.n)
 		return -EINTR;
@@ -312,6 +364,8 @@ int cmd_latency(int argc, char **argv)
 			kprintf("#");
 		kprintf("\n");
 	}
+	if (breakdown)
+		print_breakdown(lat.sum / lat.n);
 	return console_interrupted() ? -EINTR : 0;
 }
 

@@ -52,7 +52,7 @@ const struct shell_command shell_commands[] = {
 	{ "dyntick",  "[on|off]",     "the 2005 patch's status lines and skip counters; on = dyntick, off = periodic", cmd_dyntick },
 	{ "wakeups",  "[reset|CPU]",  "why the CPUs woke (or CPU N), per cause, since the last reset (like powertop)", cmd_wakeups },
 	{ "idle",     "SECONDS",      "idle 1..3600 s, then wakeups, sleep lengths, % halted: all CPUs, and each", cmd_idle },
-	{ "latency",  "COUNT PERIOD_US", "cyclictest: COUNT (1..1000000) wakeups every PERIOD_US (50..1000000)", cmd_latency },
+	{ "latency",  "COUNT PERIOD_US [breakdown]", "cyclictest: COUNT (1..1000000) wakeups every PERIOD_US (50..1000000); breakdown: where the time goes", cmd_latency },
 	{ "trace",    "SECONDS",      "record timer interrupts and idle entries/exits for 1..10 s, print CSV", cmd_trace },
 	{ "every",    "[MS|off]",     "a periodic wheel timer every MS ms (1..3600000), or stop it", cmd_every },
 	{ "alarm",    "COUNT STEP_MS", "COUNT (1..16) pairs of sleepers STEP_MS (1..10000) apart; check wake order", cmd_alarm },

@@ -318,8 +318,10 @@ void clockevents_handle_event(struct clock_event_device *dev)
 {
 	struct clocksource *cs = clocksource_current();
 	bool can_tell = cs && (cs->flags & CLOCK_SOURCE_CONTINUOUS);
+	uint64_t now = timekeeping_update();
+	dev->event_ns = now;
 	if (dev->state == CLOCK_EVT_STATE_ONESHOT && dev->fires_ns && can_tell) {
-		uint64_t half = (dev->fires_ns - dev->armed_ns) / 2, now = ktime_get_ns();
+		uint64_t half = (dev->fires_ns - dev->armed_ns) / 2;
 		if (now < dev->armed_ns + half) {
 			dev->stale_events++;
 			/* Arm the deadline again for what is left of it: the

@@ -21,6 +21,7 @@
  */
 #include "time/hrtimer.h"
 #include "time/arch.h"
+#include "time/path.h"
 #include "errno.h"
 #include "spinlock.h"
 
@@ -410,6 +411,7 @@ unsigned hrtimer_run_expired(uint64_t now_ns)
 		heap_remove(b, t);
 		frame.firing = t;
 		spin_unlock_irqrestore(&b->lock, flags);
+		path_stamp(PATH_HRTIMERS);
 		enum hrtimer_restart restart = t->function(t);
 		flags = spin_lock_irqsave(&b->lock);
 		frame.firing = NULL;

@@ -49,6 +49,7 @@
 #include "time/clocksource.h"
 #include "time/hrtimer.h"
 #include "time/jiffies.h"
+#include "time/path.h"
 #include "time/tick.h"
 #include "time/timekeeping.h"
 #include "time/timer.h"
@@ -197,8 +198,10 @@ static void start_device(struct tick_cpu *tc)
 static void tick_handle_event(struct clock_event_device *dev)
 {
 	struct tick_cpu *tc = this_tick();
-	timekeeping_update();
-	uint64_t now = ktime_get_ns();
+	/* The time clockevents_handle_event read (and folded) as the event
+	 * came, taken once; a handler called by other means reads its own. */
+	uint64_t now = dev->event_ns ? dev->event_ns : timekeeping_update();
+	dev->event_ns = 0;
 	tick_note_latency(tc, now);
 	tick_do_jiffies(tc, now);
 	tc->programmed_ns = 0;
@@ -213,33 +216,44 @@ static void tick_handle_event(struct clock_event_device *dev)
 
 /* ------------------------------------------------ interrupt hooks */
 
+/* After the EOI: the waiters first, then the tick's own bookkeeping.
+ * Hrtimers run before the wheel (an hrtimer is someone waiting for a
+ * deadline to the microsecond; a wheel timer is due within a jiffy), and
+ * the clocksource watchdog, which reads every counter, runs after both:
+ * the tick's own work never delays an hrtimer due in the same interrupt,
+ * as Linux's tick-sched orders it. */
 void tick_irq_exit(void)
 {
 	struct tick_cpu *tc = this_tick();
-	/* The clocksource watchdog runs on the boot CPU's interrupts: ones
-	 * that come anyway, so it costs no wakeup of its own. */
-	if (tc->dev && !tc->in_softirq && arch_this_cpu_id() == TICK_BOOT_CPU)
-		watchdog_poll();
+	if (!tc->dev || tc->in_softirq)
+		return;
 	/* The tick ran, or was restarted by this interrupt: the device needs
 	 * its next program.  (Restarted with piggybacking off, no timers run
 	 * now, but the busy tick must still start.) */
-	bool reprogram = tc->softirq_pending || tc->restarted;
-	if (!tc->dev || tc->in_softirq || !reprogram)
-		return;
-	tc->restarted = false;
-	tc->in_softirq = true;
-	while (tc->softirq_pending) {
-		tc->softirq_pending = false;
-		arch_irq_enable();
-		timer_run_expired(jiffies);
-		hrtimer_run_expired(ktime_get_ns());
-		arch_irq_disable();
+	if (tc->softirq_pending || tc->restarted) {
+		tc->restarted = false;
+		tc->in_softirq = true;
+		while (tc->softirq_pending) {
+			tc->softirq_pending = false;
+			arch_irq_enable();
+			hrtimer_run_expired(ktime_get_ns());
+			path_stamp(PATH_CALLBACKS);
+			timer_run_expired(jiffies);
+			path_stamp(PATH_WHEEL);
+			arch_irq_disable();
+		}
+		tc->in_softirq = false;
+		/* One-shot and not skipping: keep ticking (or fire the next hrtimer). */
+		if (!tc->stopped && tc->dev->state == CLOCK_EVT_STATE_ONESHOT &&
+		    tc->mode == TICK_MODE_TICKLESS)
+			program_busy_oneshot(tc, ktime_get_ns());
+		path_stamp(PATH_REPROGRAM);
 	}
-	tc->in_softirq = false;
-	/* One-shot and not skipping: keep ticking (or fire the next hrtimer). */
-	if (!tc->stopped && tc->dev->state == CLOCK_EVT_STATE_ONESHOT &&
-	    tc->mode == TICK_MODE_TICKLESS)
-		program_busy_oneshot(tc, ktime_get_ns());
+	/* The clocksource watchdog runs on the boot CPU's interrupts: ones
+	 * that come anyway, so it costs no wakeup of its own. */
+	if (arch_this_cpu_id() == TICK_BOOT_CPU)
+		watchdog_poll();
+	path_stamp(PATH_WATCHDOG);
 }
 
 /* A new earliest hrtimer: in tickless mode it must not wait for the next
@@ -331,8 +345,7 @@ struct clock_event_device *tick_choose_device(enum tick_mode mode, const char **
  * Interrupts off. */
 void tick_switch(struct tick_cpu *tc, struct clock_event_device *dev, enum tick_mode mode)
 {
-	timekeeping_update();
-	uint64_t now = ktime_get_ns();
+	uint64_t now = timekeeping_update();
 	if (tc->dev) {
 		tick_update_jiffies(tc, now);
 		if (tc->dev != dev)
@@ -444,8 +457,7 @@ int tick_set_hz(unsigned hz)
 	if (!hz_is_valid(hz))
 		return -EINVAL;
 	unsigned long f = arch_irq_save();
-	timekeeping_update();
-	tick_update_jiffies(tc, ktime_get_ns());
+	tick_update_jiffies(tc, timekeeping_update());
 	struct remap_ctx c = { jiffies, tc->period_ns, period_for(hz) };
 	timer_wheel_remap(jiffies, remap_expiry, &c);
 	tick_hz = tc->hz = hz;
@@ -496,8 +508,7 @@ void tick_start(struct clock_event_device *dev, enum tick_mode mode)
 
 	/* Start half a period into the first jiffy, so periodic interrupts
 	 * land between boundaries rather than on them. */
-	timekeeping_update();
-	tc->last_jiffy_ns = ktime_get_ns() - tc->period_ns / 2;
+	tc->last_jiffy_ns = timekeeping_update() - tc->period_ns / 2;
 	jiffies_set_clock(tc->last_jiffy_ns, tc->period_ns);
 	jiffies_owner = (int)arch_this_cpu_id();
 	unsigned long f = arch_irq_save();

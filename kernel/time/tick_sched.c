@@ -179,7 +179,12 @@ static uint64_t stop_tick_if_worth_it(struct tick_cpu *tc, uint64_t now)
 	} else {
 		tc->skip = (unsigned)((next - tc->last_jiffy_ns) / tc->period_ns);
 	}
-	tick_program_oneshot(tc, next, now);
+	/* The device counts from now, not from the `now` this decision began
+	 * with: the decision itself takes time (finding the next timer, the
+	 * limits), and a delta measured from its start would make every skip
+	 * end that much past its deadline (under -icount, 27 us of lateness
+	 * in every hrtimer that ended a skip). */
+	tick_program_oneshot(tc, next, ktime_get_ns());
 	tc->stopped = true;
 	/* A CPU with its tick stopped cannot keep jiffies: give them up; the
 	 * next CPU whose tick fires takes them (tick.c). */
@@ -200,8 +205,7 @@ void tick_idle_enter(void)
 	struct tick_cpu *tc = this_tick();
 	if (!tc->dev)
 		return;
-	timekeeping_update();
-	uint64_t now = ktime_get_ns();
+	uint64_t now = timekeeping_update();
 	tick_update_jiffies(tc, now);
 	wakeups_idle_enter(now);
 	tc->idle = true;
@@ -233,8 +237,7 @@ uint64_t tick_idle_wake_ns(bool *skipping)
  * then tick again at HZ until the idle loop decides otherwise. */
 static void tick_restart(struct tick_cpu *tc, unsigned vector)
 {
-	timekeeping_update();
-	uint64_t now = ktime_get_ns();
+	uint64_t now = timekeeping_update();
 	tick_note_latency(tc, now);
 	tick_update_jiffies(tc, now);
 	tc->catchups++;

@@ -124,12 +124,19 @@ uint64_t ktime_get_ns(void)
 	return ns;
 }
 
-void timekeeping_update(void)
+uint64_t timekeeping_update(void)
 {
 	unsigned long flags = spin_lock_irqsave(&tk_lock);
-	if (tk.cs)
+	uint64_t ns = 0;
+	if (tk.cs) {
 		tk_fold();
+		/* Folded up to now: no cycles since, and base_frac is under
+		 * 1 ns, so the time is the base (held as ktime_get_ns holds it). */
+		ns = MAX(tk.base_ns, tk.last_returned);
+		tk.last_returned = ns;
+	}
 	spin_unlock_irqrestore(&tk_lock, flags);
+	return ns;
 }
 
 /* With no clocksource there is nothing that could wrap. */

@@ -1,4 +1,4 @@
-// SOURCES: kernel/time/tick.c kernel/time/tick_sched.c kernel/time/tick_boot.c kernel/time/tick_smp.c kernel/time/wakeups.c kernel/time/trace.c kernel/time/timer.c kernel/time/timer_level.c kernel/time/slack.c kernel/time/hrtimer.c kernel/time/clocksource.c kernel/time/watchdog.c kernel/time/timekeeping.c kernel/time/clockevents.c kernel/time/jiffies.c kernel/lib/cmdline.c kernel/lib/format.c tests/unit/host_arch.c kernel/time/mult_shift.c
+// SOURCES: kernel/time/tick.c kernel/time/tick_sched.c kernel/time/tick_boot.c kernel/time/tick_smp.c kernel/time/wakeups.c kernel/time/trace.c kernel/time/timer.c kernel/time/timer_level.c kernel/time/slack.c kernel/time/hrtimer.c kernel/time/path.c kernel/time/clocksource.c kernel/time/watchdog.c kernel/time/timekeeping.c kernel/time/clockevents.c kernel/time/jiffies.c kernel/lib/cmdline.c kernel/lib/format.c tests/unit/host_arch.c kernel/time/mult_shift.c
 /* Host tests for how the tick starts (kernel/time/tick_boot.c) and
  * which device each mode runs on: the 2005 patch's dyntick= option parsed
  * its way, its boot messages in its order and in the cases it printed them
