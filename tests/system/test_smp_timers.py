@@ -4,7 +4,10 @@ another fires there, on time, even if that CPU sleeps with its tick
 stopped (the arming CPU wakes it with an IPI); and timers armed, moved and
 cancelled from every CPU at once are never lost, doubled, early or run on
 the wrong CPU."""
+import os
 import re
+import signal
+import time
 
 import pytest
 
@@ -16,7 +19,7 @@ STRESS = re.compile(r"stress: (\d+) CPUs, (\d+) arms, (\d+) fired, (\d+) cancell
                     r"(\d+) ran with no arming owing it")
 STRESS_MORE = re.compile(r"stress: (\d+) steps from timer callbacks, (\d+) from interrupt handlers; "
                          r"latest: hrtimer ([\d.]+) ms, wheel timer (\d+) jiffies after its "
-                         r"deadline; (\d+) later than (\d+) ms")
+                         r"deadline; (\d+) later than (\d+) ms; longest stall ([\d.]+) ms")
 
 
 @pytest.mark.parametrize("mode", ["tickless", "dyntick"])
@@ -55,9 +58,11 @@ def check_stress(out, cpus):
     assert arms > 1000 and fired > 100 and cancelled > 100, out
     more = STRESS_MORE.search(out)
     assert more, out
-    from_callbacks, from_irqs, hr_late, wheel_late, too_late, bound = more.groups()
+    from_callbacks, from_irqs, hr_late, wheel_late, too_late, bound, stall = more.groups()
     assert int(from_callbacks) > 0 and int(from_irqs) > 0, out
-    assert int(too_late) == 0 and float(hr_late) <= int(bound), out
+    # Late by no more than the bound beyond the longest the host stopped a
+    # CPU (the kernel judges the wheel timers the same way).
+    assert float(hr_late) <= int(bound) + float(stall), out
     assert "stress: ok" in out, out
 
 
@@ -96,6 +101,26 @@ def test_stress_10_s_in_every_tick_mode(boot, mode):
     lull.  The guest-time soak is make soak."""
     vm = boot(append=f"tick={mode}", extra=["-smp", "2"])
     check_stress(vm.cmd("stress 10", timeout=60), 2)
+
+
+def test_a_host_that_stops_the_guest_is_not_blamed_on_lull(boot):
+    """The host stops QEMU for 400 ms in the middle of a stress run
+    (SIGSTOP, as a loaded host or a CPU quota does: a CI run once had a
+    timer 100 ms late this way).  The timers due in those 400 ms run late
+    by about that much; the arming loops measure the stop as their longest
+    stall, and stress still says ok.  Without the stall measured, the run
+    fails with a callback more than 100 ms late."""
+    vm = boot(extra=["-smp", "2"])
+    vm.type("stress 3\r")
+    time.sleep(1.5)
+    os.kill(vm.child.pid, signal.SIGSTOP)
+    time.sleep(0.4)
+    os.kill(vm.child.pid, signal.SIGCONT)
+    out = vm.wait_prompt(60).replace("\r\n", "\n")
+    check_stress(out, 2)
+    more = STRESS_MORE.search(out)
+    hr_late, stall = float(more.group(3)), float(more.group(7))
+    assert stall >= 350 and hr_late >= 300, out
 
 
 def test_misuse_says_why(boot):
