@@ -8,7 +8,6 @@
  */
 #include "arch/paging.h"
 #include "kprintf.h"
-#include "kstring.h"
 #include "panic.h"
 #include "arch/x86.h"
 
@@ -41,22 +40,32 @@ static uint32_t *table_for(uint32_t addr)
 	if (!(*pde & PTE_PRESENT)) {
 		if (tables_used == ARRAY_SIZE(tables))
 			return NULL;
+		/* Zero already: .bss, which the loader clears (Multiboot 3.1.3,
+		 * bss_end_addr; ELF's memory size past its file size), and each
+		 * table is handed out once. */
 		uint32_t *t = tables[tables_used++];
-		memset(t, 0, PAGE_SIZE);
 		*pde = (uint32_t)t | PTE_PRESENT | PTE_WRITABLE;
 	}
 	return (uint32_t *)(*pde & PTE_ADDR_MASK);
 }
 
+/* One page table at a time: its entries are filled in a tight loop, and
+ * the directory is looked at once per 4 MiB, not once per page (mapping
+ * 128 MiB page by page was 20 ms of the boot under -icount). */
 static bool map_range(uint32_t phys, uint32_t len, uint32_t flags)
 {
-	uint32_t start = phys & PTE_ADDR_MASK;
+	uint64_t a = phys & PTE_ADDR_MASK;
 	uint64_t end = (uint64_t)phys + len;
-	for (uint64_t a = start; a < end; a += PAGE_SIZE) {
+	while (a < end) {
 		uint32_t *t = table_for((uint32_t)a);
 		if (!t)
 			return false;
-		t[((uint32_t)a / PAGE_SIZE) % ENTRIES] = (uint32_t)a | flags | PTE_PRESENT | PTE_WRITABLE;
+		uint64_t table_end = MIN(end, (a / PDE_SPAN + 1) * PDE_SPAN);
+		uint32_t pte = (uint32_t)a | flags | PTE_PRESENT | PTE_WRITABLE;
+		for (unsigned i = ((uint32_t)a / PAGE_SIZE) % ENTRIES; a < table_end; i++, a += PAGE_SIZE) {
+			t[i] = pte;
+			pte += PAGE_SIZE;
+		}
 	}
 	/* New mappings of pages that were not present need no TLB flush: the
 	 * CPU never caches a not-present translation (SDM 4.10.2.3). */
