@@ -10,6 +10,7 @@
 #include "drivers/platform.h"
 #include "floor.h"
 #include "kprintf.h"
+#include "time/calibrate.h"
 #include "multiboot.h"
 #include "multiboot2.h"
 #include "time/watchdog.h"
@@ -78,10 +79,11 @@ void kmain(uint32_t magic, uint32_t mbi_addr)
 	paging_unmap_null_page();       /* NULL dereferences fault from here on */
 	pit_init();                     /* stop the firmware's 18.2 Hz tick; PIT devices */
 	hpet_init();                    /* HPET counter + comparator, if the table says so */
-	acpi_pm_init();                 /* ACPI PM timer, if the FADT has one */
-	tsc_init();                     /* TSC, calibrated against the best of the above */
+	acpi_pm_init();                 /* ACPI PM timer, if the FADT has one: its rate check offered */
+	tsc_init();                     /* TSC: offered for calibration */
 	lapic_init();                   /* local APIC: virtual wire mode for the PIC */
-	lapic_timer_init();             /* its timer, calibrated like the TSC */
+	lapic_timer_init();             /* its timer: offered, against the TSC */
+	calibrate_offered();            /* all three in the same windows; each registers */
 	rtc_init();                     /* CMOS clock for `date` */
 	floor_if_requested();           /* boot option floor: stop everything, halt */
 	selftest_run_if_requested();    /* boot option selftest: KTAP, then exit */

@@ -122,6 +122,19 @@ static int acpi_pm_check_monotonic(void)
 	return 0;
 }
 
+static void acpi_pm_checked(struct calibration_job *job);
+
+/* The rate check: the nominal rate within the tolerance, mask set at init. */
+static struct calibration_job rate_check = {
+	.name = "acpi_pm",
+	.read = acpi_pm_counter,
+	.self = &acpi_pm_clocksource,
+	.min_hz = ACPI_PM_FREQ_HZ - ACPI_PM_FREQ_HZ / ACPI_PM_TOLERANCE_DIV,
+	.max_hz = ACPI_PM_FREQ_HZ + ACPI_PM_FREQ_HZ / ACPI_PM_TOLERANCE_DIV,
+	.want_ppm = ACPI_PM_CHECK_PPM,
+	.done = acpi_pm_checked,
+};
+
 int acpi_pm_init(void)
 {
 	if (!acpi.pm_timer_port) {
@@ -131,29 +144,34 @@ int acpi_pm_init(void)
 	port = acpi.pm_timer_port;
 	mask = acpi.pm_timer_32bit ? ACPI_PM_MASK_32 : ACPI_PM_MASK_24;
 	acpi_pm_clocksource.mask = mask;
+	rate_check.mask = mask;
 	int rc = acpi_pm_check_monotonic();
 	if (rc)
 		return rc;
-
 	/* The rate, against the HPET if it registered (it initialises first),
-	 * else PIT channel 2: kernel/time/calibrate.c picks the best reference. */
-	struct calibration cal;
+	 * else PIT channel 2 (kernel/time/calibrate.c picks the best
+	 * reference), in the same windows as the TSC and the LAPIC timer. */
+	calibrate_offer(&rate_check);
+	return 0;
+}
+
+/* The rate check is in: say what it found and register the timer. */
+static void acpi_pm_checked(struct calibration_job *job)
+{
+	struct calibration *cal = &job->cal;
+	int rc = job->rc;
 	char verdict[80], pct[FMT_FIXED_SIZE], mhz[FMT_FIXED_SIZE];
-	rc = calibrate_counter(acpi_pm_counter, mask, &acpi_pm_clocksource,
-	                       ACPI_PM_FREQ_HZ - ACPI_PM_FREQ_HZ / ACPI_PM_TOLERANCE_DIV,
-	                       ACPI_PM_FREQ_HZ + ACPI_PM_FREQ_HZ / ACPI_PM_TOLERANCE_DIV,
-	                       ACPI_PM_CHECK_PPM, &cal);
 	if (rc == -ETIME || rc == -ENODEV) {
 		ksnprintf(verdict, sizeof(verdict), "rate not checked (no reference)");
 		rc = 0;
-	} else if (cal.freq_hz == 0) {
-		ksnprintf(verdict, sizeof(verdict), "rate check against %s failed: %s", cal.ref, cal.error);
+	} else if (cal->freq_hz == 0) {
+		ksnprintf(verdict, sizeof(verdict), "rate check against %s failed: %s", cal->ref, cal->error);
 	} else {
-		int64_t ppm = ppm_diff(cal.freq_hz, ACPI_PM_FREQ_HZ);
+		int64_t ppm = ppm_diff(cal->freq_hz, ACPI_PM_FREQ_HZ);
 		uint64_t mag = (uint64_t)(ppm < 0 ? -ppm : ppm) / PPM_PER_BASIS_POINT;
-		ksnprintf(verdict, sizeof(verdict), "checked against %s: %c%s%%%s%s", cal.ref,
+		ksnprintf(verdict, sizeof(verdict), "checked against %s: %c%s%%%s%s", cal->ref,
 		          mag == 0 ? '+' : ppm < 0 ? '-' : '+', fmt_fixed(pct, sizeof(pct), mag, 2),
-		          rc ? "; " : "", rc ? cal.error : "");
+		          rc ? "; " : "", rc ? cal->error : "");
 	}
 	if (rc)
 		acpi_pm_clocksource.flags |= CLOCK_SOURCE_UNSTABLE;
@@ -162,9 +180,6 @@ int acpi_pm_init(void)
 	        fmt_mhz(mhz, sizeof(mhz), ACPI_PM_FREQ_HZ), verdict, rc ? "; not usable" : "");
 	/* Registered even when unusable, so `clocksource` lists it and why. */
 	int refused = clocksource_register(&acpi_pm_clocksource);
-	if (refused) {
+	if (refused)
 		kprintf("acpi_pm: not used: the time core refused it (error %d)\n", refused);
-		return refused;
-	}
-	return rc;
 }

@@ -211,43 +211,34 @@ static uint64_t lapic_timer_elapsed(void)
 }
 
 /* The divider every CPU's timer runs with: by 16, unless the bus is too
- * slow for that (lapic_timer_calibrate). */
+ * slow for that (lapic_timer_calibrated). */
 static struct { uint32_t config; unsigned divisor; } divider = { LAPIC_DIVIDE_BY_16, 16 };
 
 /* Let the masked timer count down from the top while we measure it: even
  * at LAPIC_TIMER_MAX_HZ it takes 4 s to reach 0, and we need 0.15 s. */
-static int lapic_timer_calibrate_divided(struct calibration *cal)
+static void lapic_timer_count_freely(void)
 {
 	lapic_write(LAPIC_TIMER_DIVIDE, divider.config);
 	lapic_write(LAPIC_LVT_TIMER, LVT_MASKED | LVT_TIMER_ONESHOT | VEC_LAPIC_TIMER);
 	lapic_write(LAPIC_TIMER_INITIAL, LAPIC_COUNT_MAX);
-	int rc = calibrate_counter(lapic_timer_elapsed, LAPIC_COUNT_MAX, NULL,
-	                           LAPIC_TIMER_MIN_HZ, LAPIC_TIMER_MAX_HZ,
-	                           LAPIC_TIMER_CALIBRATE_PPM, cal);
-	lapic_write(LAPIC_TIMER_INITIAL, 0);
-	return rc;
 }
 
-/* QUIRK: a bus clock too slow to divide by 16.
- * Symptom: "lapic: ... timer not used: calibration against tsc failed
- * (rate outside the plausible range)", and no tsc-deadline either.
- * Emulator: Bochs 2.7, whose APIC timer counts the CPU's instructions:
- * its bus clock is the bochsrc's `ips`, 4,000,000 unless set, which is
- * 250 kHz after the divider, under LAPIC_TIMER_MIN_HZ (real buses run
- * 66 MHz and up; QEMU's 1 GHz).  Workaround: measured below the floor
- * with 16, measure again dividing by 1; the floor still catches a broken
- * measurement.  Reference: SDM 10.5.4 (divide configuration register);
- * Bochs 2.7 bochsrc "cpu: ips", and its log line "IPS is set to 4000000". */
-static int lapic_timer_calibrate(struct calibration *cal)
-{
-	int rc = lapic_timer_calibrate_divided(cal);
-	if (rc == -EINVAL && cal->freq_hz && cal->freq_hz < LAPIC_TIMER_MIN_HZ) {
-		divider.config = LAPIC_DIVIDE_BY_1;
-		divider.divisor = 1;
-		rc = lapic_timer_calibrate_divided(cal);
-	}
-	return rc;
-}
+static void lapic_timer_calibrated(struct calibration_job *job);
+
+/* Measured in the boot's shared windows against the TSC (the best
+ * reference there is once the TSC is calibrated, and the one whose later
+ * refinement the timer follows); against the best reference if the TSC
+ * fails. */
+static struct calibration_job timer_job = {
+	.name = "lapic",
+	.read = lapic_timer_elapsed,
+	.mask = LAPIC_COUNT_MAX,
+	.against = "tsc",
+	.min_hz = LAPIC_TIMER_MIN_HZ,
+	.max_hz = LAPIC_TIMER_MAX_HZ,
+	.want_ppm = LAPIC_TIMER_CALIBRATE_PPM,
+	.done = lapic_timer_calibrated,
+};
 
 /* TSC-deadline counts TSC cycles: it takes the rate of the registered "tsc"
  * clocksource (absent if the TSC could not be calibrated), and follows it
@@ -298,33 +289,58 @@ int lapic_timer_init(void)
 {
 	if (!lapic_present())
 		return -ENODEV;         /* drivers/platform/lapic.c said why */
-	uint32_t phys = lapic_phys();
 	if (irq_request_vector(VEC_LAPIC_TIMER, lapic_timer_irq, NULL, "lapic-timer", lapic_eoi))
 		panic("lapic_timer_init: the timer vector is taken");
+	lapic_timer_count_freely();
+	calibrate_offer(&timer_job);    /* lapic_timer_calibrated follows */
+	return 0;
+}
 
-	struct calibration cal;
-	int rc = lapic_timer_calibrate(&cal);
+/* QUIRK: a bus clock too slow to divide by 16.
+ * Symptom: "lapic: ... timer not used: calibration against tsc failed
+ * (rate outside the plausible range)", and no tsc-deadline either.
+ * Emulator: Bochs 2.7, whose APIC timer counts the CPU's instructions:
+ * its bus clock is the bochsrc's `ips`, 4,000,000 unless set, which is
+ * 250 kHz after the divider, under LAPIC_TIMER_MIN_HZ (real buses run
+ * 66 MHz and up; QEMU's 1 GHz).  Workaround: measured below the floor
+ * with 16, measure again dividing by 1, alone; the floor still catches a
+ * broken measurement.  Reference: SDM 10.5.4 (divide configuration
+ * register); Bochs 2.7 bochsrc "cpu: ips", and its log line "IPS is set
+ * to 4000000". */
+static void lapic_timer_calibrated(struct calibration_job *job)
+{
+	struct calibration *cal = &job->cal;
+	int rc = job->rc;
+	if (rc == -EINVAL && cal->freq_hz && cal->freq_hz < LAPIC_TIMER_MIN_HZ) {
+		divider.config = LAPIC_DIVIDE_BY_1;
+		divider.divisor = 1;
+		lapic_timer_count_freely();
+		rc = calibrate_counter(lapic_timer_elapsed, LAPIC_COUNT_MAX, NULL,
+		                       LAPIC_TIMER_MIN_HZ, LAPIC_TIMER_MAX_HZ,
+		                       LAPIC_TIMER_CALIBRATE_PPM, cal);
+	}
+	lapic_write(LAPIC_TIMER_INITIAL, 0);
+	uint32_t phys = lapic_phys();
 	if (rc) {
 		kprintf("lapic: at 0x%08x, timer not used: calibration against %s failed (%s)\n",
-		        phys, cal.ref, cal.error);
-		return rc;
+		        phys, cal->ref, cal->error);
+		return;
 	}
 	char mhz[FMT_FIXED_SIZE];
 	kprintf("lapic: at 0x%08x (version 0x%02x), timer %s MHz "
 	        "(bus / %u, calibrated against %s, spread %u ppm)\n",
-	        phys, lapic_version(), fmt_mhz(mhz, sizeof(mhz), cal.freq_hz),
-	        divider.divisor, cal.ref, cal.spread_ppm);
+	        phys, lapic_version(), fmt_mhz(mhz, sizeof(mhz), cal->freq_hz),
+	        divider.divisor, cal->ref, cal->spread_ppm);
 	/* What calibration measured is the timer's ratio to the reference
 	 * clocksource (none for PIT channel 2): if that counter's rate is
 	 * measured again, the timer's rate moves with it. */
-	lapic_clockevent.freq_hz = cal.freq_hz;
-	lapic_clockevent.rate_source = cal.ref_cs;
-	lapic_clockevent.rate_ref = cal.ref;
+	lapic_clockevent.freq_hz = cal->freq_hz;
+	lapic_clockevent.rate_source = cal->ref_cs;
+	lapic_clockevent.rate_ref = cal->ref;
 	rc = clockevents_register(&lapic_clockevent);
 	if (rc) {
 		kprintf("lapic: timer not used: the time core refused it (error %d)\n", rc);
-		return rc;
+		return;
 	}
 	tsc_deadline_init();
-	return 0;
 }

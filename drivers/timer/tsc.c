@@ -82,7 +82,19 @@ static struct clocksource tsc_clocksource = {
 	.flags = CLOCK_SOURCE_CONTINUOUS,
 };
 
-static struct calibration boot_cal;     /* kept for the refinement */
+static void tsc_calibrated(struct calibration_job *job);
+
+/* The boot calibration; its result (cal) is kept for the refinement. */
+static struct calibration_job boot_job = {
+	.name = "tsc",
+	.read = tsc_read_for_calibration,
+	.mask = UINT64_MAX,
+	.self = &tsc_clocksource,
+	.min_hz = TSC_MIN_HZ,
+	.max_hz = TSC_MAX_HZ,
+	.want_ppm = TSC_BOOT_CALIBRATE_PPM,
+	.done = tsc_calibrated,
+};
 static struct timer refine_timer;
 static char about[CLOCKSOURCE_ABOUT_MAX];  /* for the `clocksource` listing */
 
@@ -92,18 +104,20 @@ int tsc_init(void)
 		kprintf("tsc: none (CPU has no time stamp counter)\n");
 		return -ENODEV;
 	}
-	bool invariant = cpu.ext_feat_edx & CPUID_8000_0007_EDX_INVARIANT_TSC;
+	/* Measured in the boot's shared windows; tsc_calibrated follows. */
+	calibrate_offer(&boot_job);
+	return 0;
+}
 
-	struct calibration *cal = &boot_cal;
-	int rc = calibrate_counter(tsc_read_for_calibration, tsc_clocksource.mask,
-	                           &tsc_clocksource, TSC_MIN_HZ, TSC_MAX_HZ,
-	                           TSC_BOOT_CALIBRATE_PPM, cal);
-	if (rc) {
+static void tsc_calibrated(struct calibration_job *job)
+{
+	struct calibration *cal = &job->cal;
+	bool invariant = cpu.ext_feat_edx & CPUID_8000_0007_EDX_INVARIANT_TSC;
+	if (job->rc) {
 		kprintf("tsc: not used: calibration against %s failed (%s, %llu Hz)\n",
 		        cal->ref, cal->error, (unsigned long long)cal->freq_hz);
-		return rc;
+		return;
 	}
-
 	char mhz[FMT_FIXED_SIZE];
 	kprintf("tsc: %s MHz (calibrated against %s, %u x %u ms, spread %u ppm), %s\n",
 	        fmt_mhz(mhz, sizeof(mhz), cal->freq_hz), cal->ref, CALIBRATE_RUNS,
@@ -115,12 +129,9 @@ int tsc_init(void)
 	tsc_clocksource.rate_ref = cal->ref;
 	tsc_clocksource.rate_spread_ppm = cal->spread_ppm;
 	tsc_clocksource.rating = invariant ? TSC_RATING_INVARIANT : TSC_RATING_VARIANT;
-	rc = clocksource_register(&tsc_clocksource);
-	if (rc) {
+	int rc = clocksource_register(&tsc_clocksource);
+	if (rc)
 		kprintf("tsc: not used: the time core refused it (error %d)\n", rc);
-		return rc;
-	}
-	return 0;
 }
 
 /* A second after boot: the whole second as one calibration window.  No
@@ -130,28 +141,28 @@ static void tsc_refine(struct timer *t)
 {
 	UNUSED(t);
 	struct refinement r;
-	int rc = calibrate_refine(tsc_read_for_calibration, tsc_clocksource.mask, &boot_cal, &r);
+	int rc = calibrate_refine(tsc_read_for_calibration, tsc_clocksource.mask, &boot_job.cal, &r);
 	/* The core moves the clock event devices that count TSC cycles or were
 	 * calibrated against it (their rate_source) along with it. */
 	if (rc == 0 && clocksource_change_rate(&tsc_clocksource, r.freq_hz) == 0) {
 		ksnprintf(about, sizeof(about), "refined against %s over %llu ms: %+d ppm from boot's",
-		          boot_cal.ref, (unsigned long long)(r.span_ns / NSEC_PER_MSEC), r.change_ppm);
+		          boot_job.cal.ref, (unsigned long long)(r.span_ns / NSEC_PER_MSEC), r.change_ppm);
 	} else if (rc == -EINVAL) {
 		/* Moved more than 1%: not seen on any machine tried; a TSC that
 		 * changed speed (a P-state change) would land here. */
 		char mhz[FMT_FIXED_SIZE];
 		ksnprintf(about, sizeof(about), "boot calibration kept: refinement against %s "
-		          "measured %s MHz (%+d ppm)", boot_cal.ref,
+		          "measured %s MHz (%+d ppm)", boot_job.cal.ref,
 		          fmt_mhz(mhz, sizeof(mhz), r.freq_hz), r.change_ppm);
 	} else {
 		ksnprintf(about, sizeof(about), "boot calibration kept: refinement against %s "
-		          "impossible (error %d)", boot_cal.ref, rc);
+		          "impossible (error %d)", boot_job.cal.ref, rc);
 	}
 }
 
 void tsc_refine_later(void)
 {
-	if (tsc_clocksource.freq_hz == 0 || boot_cal.ref_cs == NULL)
+	if (tsc_clocksource.freq_hz == 0 || boot_job.cal.ref_cs == NULL)
 		return;     /* no TSC, or calibrated against the PIT */
 	timer_init(&refine_timer, tsc_refine, "tsc-refine");
 	timer_add(&refine_timer, jiffies + TSC_REFINE_AFTER_S * tick_hz);

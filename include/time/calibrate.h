@@ -77,6 +77,58 @@ int calibrate_counter(uint64_t (*read)(void), uint64_t mask,
                       uint64_t min_hz, uint64_t max_hz, uint32_t want_ppm,
                       struct calibration *cal);
 
+/* Several counters measured in the same windows.  A boot measures the
+ * PM timer's rate, the TSC and the local APIC timer: one after another
+ * that is three sets of five windows (18 ms under QEMU's icount), together
+ * one set (6 ms), each counter as accurate as alone, because each is
+ * sampled against its own reference at each end of every window (the
+ * reference read between two reads of the counter, as calibrate_counter
+ * does).
+ *
+ * A driver fills a job and offers it (calibrate_offer); kmain runs every
+ * offered job at once (calibrate_offered), which then calls each job's
+ * done() in the order offered: the driver prints its line and registers
+ * its device there.
+ *
+ * `against`: NULL measures against the reference calibrate_counter would
+ * pick (the best registered continuous clocksource; no job's counter is
+ * registered before its done()).  The name of another offered job, which
+ * is measured against that reference and has a `self`, measures the ratio
+ * of the two counters, and the rate follows from that job's: the LAPIC
+ * timer against the TSC, so that it follows the TSC's later refinement
+ * (the timer's rate_source; cal.ref_cs is that job's `self`).  If that job
+ * fails, this one is measured again, alone, by calibrate_counter.
+ *
+ * The windows start at 1 ms and grow fivefold while any job's runs
+ * disagree by more than it wants.  With no continuous clocksource to share
+ * (a stopwatch only, or nothing), each job runs alone by calibrate_counter
+ * and its done() is called before the next starts, so a counter registered
+ * by one done() is the next job's reference.
+ *
+ * Each job's cal and rc come out as calibrate_counter's would. */
+struct calibration_job {
+	const char *name;               /* the driver's, for messages */
+	uint64_t (*read)(void);         /* counting up, `mask` wide */
+	uint64_t mask;
+	const struct clocksource *self; /* the counter's own clocksource, or NULL */
+	const char *against;            /* another job's name, or NULL */
+	uint64_t min_hz, max_hz;
+	uint32_t want_ppm;
+	void (*done)(struct calibration_job *job);
+	struct calibration cal;         /* out */
+	int rc;                         /* out */
+	/* Kept by kernel/time/calibrate.c. */
+	struct calibration_job *next;
+	struct calibration_job *follows;        /* the job whose counter is `against` */
+	uint64_t counts[CALIBRATE_RUNS], ref_ticks[CALIBRATE_RUNS];
+	uint64_t ref_start, count_start;
+};
+/* Queue a job for calibrate_offered (a job offered twice panics). */
+void calibrate_offer(struct calibration_job *job);
+/* Run every offered job, call each done(), forget them.  Returns how many
+ * ran. */
+unsigned calibrate_offered(void);
+
 /* Measure the same counter again, from the end of its calibration to now,
  * against the same reference: one window as long as the time since (0.1 to
  * 10 s), no waiting.  Returns 0 with *out filled, -ENODEV (the reference

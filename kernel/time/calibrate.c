@@ -43,6 +43,7 @@
  * calibration outright on a loaded 2-core test machine.)
  */
 #include "errno.h"
+#include "kstring.h"
 #include "time/arch.h"
 #include "time/calibrate.h"
 #include "time/clocksource.h"
@@ -187,6 +188,36 @@ static void sort_runs(uint64_t v[CALIBRATE_RUNS])
 		}
 }
 
+/* The runs' median and the spread of the middle three into *cal. */
+static void median_and_spread(uint64_t hz[CALIBRATE_RUNS], uint32_t window_us,
+                              struct calibration *cal)
+{
+	sort_runs(hz);
+	cal->freq_hz = hz[CALIBRATE_RUNS / 2];
+	cal->window_us = window_us;
+	cal->spent_us += CALIBRATE_RUNS * window_us;
+	/* The middle three: the fastest and slowest run may be disturbed. */
+	uint64_t spread = hz[CALIBRATE_RUNS / 2 + 1] - hz[CALIBRATE_RUNS / 2 - 1];
+	cal->spread_ppm = cal->freq_hz ? (uint32_t)MIN(spread * PARTS_PER_MILLION / cal->freq_hz,
+	                                               (uint64_t)UINT32_MAX)
+	                               : UINT32_MAX;
+}
+
+/* The last checks of a calibration that measured: a plausible rate, runs
+ * that agree. */
+static int check_result(uint64_t min_hz, uint64_t max_hz, struct calibration *cal)
+{
+	if (cal->freq_hz < min_hz || cal->freq_hz > max_hz) {
+		cal->error = "rate outside the plausible range";
+		return -EINVAL;
+	}
+	if (cal->spread_ppm > CALIBRATE_MAX_SPREAD_PPM) {
+		cal->error = "the runs disagree";
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* CALIBRATE_RUNS windows of window_us against ref, or if that is NULL
  * against sw; the median and spread into *cal. */
 static int calibrate_runs(struct clocksource *ref, const struct calibration_stopwatch *sw,
@@ -209,15 +240,7 @@ static int calibrate_runs(struct clocksource *ref, const struct calibration_stop
 		}
 		hz[i] = counts * NSEC_PER_SEC / ns;
 	}
-	sort_runs(hz);
-	cal->freq_hz = hz[CALIBRATE_RUNS / 2];
-	cal->window_us = window_us;
-	cal->spent_us += CALIBRATE_RUNS * window_us;
-	/* The middle three: the fastest and slowest run may be disturbed. */
-	uint64_t spread = hz[CALIBRATE_RUNS / 2 + 1] - hz[CALIBRATE_RUNS / 2 - 1];
-	cal->spread_ppm = cal->freq_hz ? (uint32_t)MIN(spread * PARTS_PER_MILLION / cal->freq_hz,
-	                                               (uint64_t)UINT32_MAX)
-	                               : UINT32_MAX;
+	median_and_spread(hz, window_us, cal);
 	return 0;
 }
 
@@ -252,15 +275,149 @@ int calibrate_counter(uint64_t (*read)(void), uint64_t mask,
 	}
 	if (rc)
 		return rc;
-	if (cal->freq_hz < min_hz || cal->freq_hz > max_hz) {
-		cal->error = "rate outside the plausible range";
-		return -EINVAL;
-	}
-	if (cal->spread_ppm > CALIBRATE_MAX_SPREAD_PPM) {
-		cal->error = "the runs disagree";
-		return -EINVAL;
+	return check_result(min_hz, max_hz, cal);
+}
+
+/* ---------------------------------------------- several counters at once */
+
+static struct calibration_job *offered;
+static struct calibration_job **offered_end = &offered;
+
+void calibrate_offer(struct calibration_job *job)
+{
+	for (struct calibration_job *j = offered; j; j = j->next)
+		if (j == job)
+			panic("calibrate_offer: %s offered twice", job->name);
+	job->next = NULL;
+	*offered_end = job;
+	offered_end = &job->next;
+}
+
+/* What a job is sampled against: the counter it follows, else the shared
+ * reference. */
+static struct clocksource *job_ref(const struct calibration_job *j, struct clocksource *shared)
+{
+	return j->follows ? (struct clocksource *)j->follows->self : shared;
+}
+
+/* CALIBRATE_RUNS windows of window_us on the shared reference; every job
+ * sampled against its own reference at both ends of each. */
+static int shared_runs(struct calibration_job *jobs, struct clocksource *shared,
+                       uint32_t window_us)
+{
+	uint64_t window = shared->freq_hz * window_us / USEC_PER_SEC;
+	for (unsigned i = 0; i < CALIBRATE_RUNS; i++) {
+		uint64_t start = shared->read(shared);
+		for (struct calibration_job *j = jobs; j; j = j->next)
+			sample(job_ref(j, shared), j->read, j->mask, &j->ref_start, &j->count_start);
+		for (uint32_t polls = 0; ((shared->read(shared) - start) & shared->mask) < window; polls++)
+			if (polls == CALIBRATE_MAX_POLLS)
+				return -ETIME;
+		for (struct calibration_job *j = jobs; j; j = j->next) {
+			struct clocksource *ref = job_ref(j, shared);
+			uint64_t ref_end, count_end;
+			sample(ref, j->read, j->mask, &ref_end, &count_end);
+			j->ref_ticks[i] = (ref_end - j->ref_start) & ref->mask;
+			j->counts[i] = (count_end - j->count_start) & j->mask;
+			j->cal.ref_mark = ref_end;
+			j->cal.count_mark = count_end;
+		}
 	}
 	return 0;
+}
+
+/* One job's runs into its cal, its reference counting at ref_hz (for a
+ * follower, what its leader just measured). */
+static int job_rates(struct calibration_job *j, uint64_t ref_hz, uint32_t window_us)
+{
+	uint64_t hz[CALIBRATE_RUNS];
+	for (unsigned i = 0; i < CALIBRATE_RUNS; i++) {
+		uint64_t ns = ref_hz && j->ref_ticks[i] <= UINT64_MAX / NSEC_PER_SEC
+		              ? j->ref_ticks[i] * NSEC_PER_SEC / ref_hz : 0;
+		if (ns == 0 || j->counts[i] > UINT64_MAX / NSEC_PER_SEC) {
+			j->cal.error = "the reference gave an impossible window";
+			return -EINVAL;
+		}
+		hz[i] = j->counts[i] * NSEC_PER_SEC / ns;
+	}
+	median_and_spread(hz, window_us, &j->cal);
+	return 0;
+}
+
+/* Every job alone, one after another (no reference to share). */
+static void run_alone(struct calibration_job *jobs)
+{
+	for (struct calibration_job *j = jobs; j; j = j->next) {
+		j->rc = calibrate_counter(j->read, j->mask, j->self, j->min_hz, j->max_hz,
+		                          j->want_ppm, &j->cal);
+		j->done(j);
+	}
+}
+
+unsigned calibrate_offered(void)
+{
+	struct calibration_job *jobs = offered;
+	offered = NULL;
+	offered_end = &offered;
+	unsigned n = 0;
+	for (struct calibration_job *j = jobs; j; j = j->next)
+		n++;
+	/* No job's counter is registered yet (each registers in done()). */
+	struct clocksource *shared = best_reference(NULL);
+	if (!shared) {
+		run_alone(jobs);
+		return n;
+	}
+	/* Who follows whom: one level (a leader measured against the shared
+	 * reference). */
+	for (struct calibration_job *j = jobs; j; j = j->next) {
+		j->follows = NULL;
+		for (struct calibration_job *k = jobs; j->against && k; k = k->next)
+			if (k != j && k->self && !k->against && strcmp(k->name, j->against) == 0)
+				j->follows = k;
+	}
+	for (struct calibration_job *j = jobs; j; j = j->next) {
+		struct clocksource *ref = job_ref(j, shared);
+		j->cal = (struct calibration){ .ref = ref->name, .ref_cs = ref };
+		j->rc = 0;
+	}
+	int rc;
+	for (uint32_t window_us = CALIBRATE_WINDOW_MIN_US; ;
+	     window_us = MIN(window_us * CALIBRATE_WINDOW_GROWTH, CALIBRATE_WINDOW_MAX_US)) {
+		rc = shared_runs(jobs, shared, window_us);
+		if (rc)
+			break;
+		/* Leaders first: a follower's rate is its ratio times its
+		 * leader's. */
+		bool agree = true;
+		for (int followers = 0; followers <= 1; followers++)
+			for (struct calibration_job *j = jobs; j; j = j->next) {
+				if ((j->follows != NULL) != followers)
+					continue;
+				j->rc = job_rates(j, j->follows ? j->follows->cal.freq_hz
+				                                : shared->freq_hz, window_us);
+				agree &= j->rc != 0 || j->cal.spread_ppm <= j->want_ppm;
+			}
+		if (agree || window_us >= CALIBRATE_WINDOW_MAX_US)
+			break;
+	}
+	for (struct calibration_job *j = jobs; j; j = j->next) {
+		if (rc == -ETIME) {
+			j->cal.error = "the reference stopped counting";
+			j->rc = rc;
+		} else if (j->rc == 0) {
+			j->rc = check_result(j->min_hz, j->max_hz, &j->cal);
+		}
+	}
+	for (struct calibration_job *j = jobs; j; j = j->next) {
+		/* A follower whose leader failed: measured alone, against the
+		 * best reference there is now. */
+		if (j->follows && j->follows->rc)
+			j->rc = calibrate_counter(j->read, j->mask, j->self, j->min_hz, j->max_hz,
+			                          j->want_ppm, &j->cal);
+		j->done(j);
+	}
+	return n;
 }
 
 int calibrate_refine(uint64_t (*read)(void), uint64_t mask,

@@ -63,6 +63,7 @@ static struct {
 	uint64_t count;             /* the counter's count, before its mask */
 	uint64_t count_mask;        /* the counter's width */
 	uint64_t per_tick;          /* counter counts per tick of the reference */
+	uint64_t count2, per_tick2; /* a second counter (64 bits), for shared windows */
 	bool frozen;                /* reading the reference lets no time pass */
 
 	/* Disturbances.  A run polls the reference between its two samples;
@@ -84,6 +85,7 @@ static void world_pass(uint64_t ticks)
 {
 	w.ref += ticks;
 	w.count += ticks * w.per_tick;
+	w.count2 += ticks * w.per_tick2;
 }
 
 /* A fresh world: both counts at the given starts, nothing disturbed. */
@@ -98,13 +100,25 @@ static void world_start(uint64_t per_tick, uint64_t ref_start, uint64_t count_st
 	w.counter_last = true;
 }
 
-static uint64_t fake_counter_read(void)
+/* A read of either counter: polling the reference ends. */
+static void counter_was_read(void)
 {
 	if (w.polling)
 		w.closing = true;
 	w.polling = false;
 	w.counter_last = true;
+}
+
+static uint64_t fake_counter_read(void)
+{
+	counter_was_read();
 	return w.count & w.count_mask;
+}
+
+static uint64_t fake_counter2_read(void)
+{
+	counter_was_read();
+	return w.count2;
 }
 
 static uint64_t fake_ref_read(struct clocksource *cs)
@@ -674,6 +688,184 @@ static void test_refine_after_calibration(void **state)
 	                NSEC_PER_SEC + SAMPLE_SLACK_TICKS * (NSEC_PER_SEC / MHZ));
 }
 
+/* ------------------------------------------------- several counters at once */
+
+/* The jobs' done() calls, in order. */
+static const char *done_order[4];
+static unsigned done_calls;
+
+static void record_done(struct calibration_job *job)
+{
+	if (done_calls < ARRAY_SIZE(done_order))
+		done_order[done_calls] = job->name;
+	done_calls++;
+}
+
+static void job_init(struct calibration_job *j, const char *name, uint64_t (*read)(void),
+                     uint64_t mask, const char *against)
+{
+	memset(j, 0, sizeof(*j));
+	j->name = name;
+	j->read = read;
+	j->mask = mask;
+	j->against = against;
+	j->min_hz = ANY_MIN_HZ;
+	j->max_hz = ANY_MAX_HZ;
+	j->want_ppm = EXACT_PPM;
+	j->done = record_done;
+	done_calls = 0;
+}
+
+/* Two counters in the same five windows: each exact, one window's worth
+ * of the reference in all (not two), done() in the order offered. */
+static void test_shared_windows_measure_each_counter(void **state)
+{
+	(void)state;
+	register_ref(1 * MHZ, MASK_64);
+	world_start(3, 0, 0, MASK_32);
+	w.per_tick2 = 7;
+	struct calibration_job a, b;
+	job_init(&a, "a", fake_counter_read, MASK_32, NULL);
+	job_init(&b, "b", fake_counter2_read, MASK_64, NULL);
+	calibrate_offer(&a);
+	calibrate_offer(&b);
+	assert_int_equal(calibrate_offered(), 2);
+	assert_int_equal(done_calls, 2);
+	assert_string_equal(done_order[0], "a");
+	assert_string_equal(done_order[1], "b");
+	assert_int_equal(a.rc, 0);
+	assert_int_equal(b.rc, 0);
+	assert_int_equal(a.cal.freq_hz, 3 * MHZ);
+	assert_int_equal(b.cal.freq_hz, 7 * MHZ);
+	assert_int_equal(a.cal.spread_ppm, 0);
+	assert_int_equal(b.cal.spread_ppm, 0);
+	assert_string_equal(b.cal.ref, "fakeref");
+	assert_ptr_equal(b.cal.ref_cs, &ref_cs);
+	assert_int_equal(b.cal.spent_us, CALIBRATE_RUNS * WINDOW_1MS);
+	uint64_t window_ticks = 1 * MHZ * WINDOW_1MS / USEC_PER_SEC;
+	assert_in_range(w.ref, CALIBRATE_RUNS * window_ticks,
+	                CALIBRATE_RUNS * (window_ticks + 2 * SAMPLE_SLACK_TICKS));
+	/* Nothing left offered. */
+	assert_int_equal(calibrate_offered(), 0);
+}
+
+/* The leader's counter as a clocksource (no time passes reading it). */
+static uint64_t lead_read(struct clocksource *cs)
+{
+	(void)cs;
+	return fake_counter_read();
+}
+
+/* A follower is measured against its leader's counter: its rate is the
+ * ratio of the two times the leader's rate, exact, and its reference is
+ * the leader's clocksource (what it follows when that is refined). */
+static void test_a_follower_is_measured_against_its_leader(void **state)
+{
+	(void)state;
+	register_ref(1 * MHZ, MASK_64);
+	world_start(3, 0, 0, MASK_64);
+	w.per_tick2 = 7;
+	struct clocksource lead_cs = { .name = "lead", .read = lead_read, .mask = MASK_64 };
+	struct calibration_job lead, follower;
+	job_init(&follower, "follower", fake_counter2_read, MASK_64, "lead");
+	job_init(&lead, "lead", fake_counter_read, MASK_64, NULL);
+	lead.self = &lead_cs;
+	calibrate_offer(&follower);     /* offered first, still computed second */
+	calibrate_offer(&lead);
+	assert_int_equal(calibrate_offered(), 2);
+	assert_int_equal(lead.rc, 0);
+	assert_int_equal(follower.rc, 0);
+	assert_int_equal(lead.cal.freq_hz, 3 * MHZ);
+	assert_int_equal(follower.cal.freq_hz, 7 * MHZ);
+	assert_string_equal(follower.cal.ref, "lead");
+	assert_ptr_equal(follower.cal.ref_cs, &lead_cs);
+	assert_string_equal(lead.cal.ref, "fakeref");
+	assert_string_equal(done_order[0], "follower");
+}
+
+/* One job's runs disagree (counter 1 gains 300 counts in runs 2 and 4:
+ * 300 ppm over 1 ms, the 100 it wants): the windows grow for every job,
+ * and the steady one stays exact. */
+static void test_windows_grow_for_the_job_that_wants_it(void **state)
+{
+	(void)state;
+	register_ref(1 * MHZ, MASK_64);
+	world_start(1000, 0, 0, MASK_64);
+	w.per_tick2 = 5;
+	w.disturbed = (1u << 1) | (1u << 3);
+	w.gain = 300;
+	struct calibration_job a, b;
+	job_init(&a, "a", fake_counter_read, MASK_64, NULL);
+	a.want_ppm = 100;
+	job_init(&b, "b", fake_counter2_read, MASK_64, NULL);
+	calibrate_offer(&a);
+	calibrate_offer(&b);
+	calibrate_offered();
+	assert_int_equal(a.rc, 0);
+	assert_int_equal(b.rc, 0);
+	assert_int_equal(a.cal.freq_hz, 1 * GHZ);
+	assert_in_range(a.cal.spread_ppm, 1, 100);
+	assert_int_equal(a.cal.window_us, WINDOW_5MS);
+	assert_int_equal(b.cal.window_us, WINDOW_5MS);
+	assert_int_equal(b.cal.freq_hz, 5 * MHZ);
+	assert_int_equal(b.cal.spent_us, CALIBRATE_RUNS * (WINDOW_1MS + WINDOW_5MS));
+}
+
+/* The leader fails (its rate outside its range): the follower is measured
+ * again alone, against the best reference, and still comes out right. */
+static void test_a_follower_of_a_failed_leader_is_measured_alone(void **state)
+{
+	(void)state;
+	register_ref(1 * MHZ, MASK_64);
+	world_start(3, 0, 0, MASK_64);
+	w.per_tick2 = 7;
+	struct clocksource lead_cs = { .name = "lead", .read = lead_read, .mask = MASK_64 };
+	struct calibration_job lead, follower;
+	job_init(&lead, "lead", fake_counter_read, MASK_64, NULL);
+	lead.self = &lead_cs;
+	lead.min_hz = 4 * MHZ;
+	job_init(&follower, "follower", fake_counter2_read, MASK_64, "lead");
+	calibrate_offer(&lead);
+	calibrate_offer(&follower);
+	calibrate_offered();
+	assert_int_equal(lead.rc, -EINVAL);
+	assert_string_equal(lead.cal.error, "rate outside the plausible range");
+	assert_int_equal(follower.rc, 0);
+	assert_int_equal(follower.cal.freq_hz, 7 * MHZ);
+	assert_string_equal(follower.cal.ref, "fakeref");
+}
+
+/* No clocksource to share: each job alone on the stopwatch, in order. */
+static void test_without_a_shared_reference_each_runs_alone(void **state)
+{
+	(void)state;
+	static const uint64_t mhz[CALIBRATE_RUNS] = { 50, 50, 50, 50, 50 };
+	watch_start(mhz, 0);
+	struct calibration_job a, b;
+	job_init(&a, "a", fake_counter_read, MASK_64, NULL);
+	job_init(&b, "b", fake_counter_read, MASK_64, "a");
+	w.count_mask = MASK_64;
+	calibrate_offer(&a);
+	calibrate_offer(&b);
+	assert_int_equal(calibrate_offered(), 2);
+	assert_string_equal(done_order[0], "a");
+	assert_string_equal(done_order[1], "b");
+	assert_int_equal(a.cal.freq_hz, 50 * MHZ);
+	assert_int_equal(b.cal.freq_hz, 50 * MHZ);
+	assert_string_equal(b.cal.ref, "fakewatch");
+	assert_int_equal(sw.runs, 2 * CALIBRATE_RUNS);
+}
+
+static void test_a_job_offered_twice_panics(void **state)
+{
+	(void)state;
+	struct calibration_job a;
+	job_init(&a, "a", fake_counter_read, MASK_64, NULL);
+	calibrate_offer(&a);
+	expect_panic(calibrate_offer(&a), "calibrate_offer:");
+	calibrate_offered();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -700,6 +892,12 @@ int main(void)
 		cmocka_unit_test_setup(test_refine_moved_too_far, reset),
 		cmocka_unit_test_setup(test_refine_without_reference, reset),
 		cmocka_unit_test_setup(test_refine_after_calibration, reset),
+		cmocka_unit_test_setup(test_shared_windows_measure_each_counter, reset),
+		cmocka_unit_test_setup(test_a_follower_is_measured_against_its_leader, reset),
+		cmocka_unit_test_setup(test_windows_grow_for_the_job_that_wants_it, reset),
+		cmocka_unit_test_setup(test_a_follower_of_a_failed_leader_is_measured_alone, reset),
+		cmocka_unit_test_setup(test_without_a_shared_reference_each_runs_alone, reset),
+		cmocka_unit_test_setup(test_a_job_offered_twice_panics, reset),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

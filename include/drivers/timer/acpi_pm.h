@@ -5,8 +5,10 @@
 
 #include "compiler.h"
 
-/* If the FADT lists a PM timer: check that it counts forward at its rate
- * and register it as clocksource "acpi_pm" (flagged unstable if the check
+/* If the FADT lists a PM timer: check that it counts forward, and offer
+ * its rate check to the boot's shared calibration windows
+ * (calibrate_offered, include/time/calibrate.h), after which it prints its
+ * line and registers clocksource "acpi_pm" (flagged unstable if the check
  * failed).  Returns 0, or a negative error after one line saying why. */
 int acpi_pm_init(void);
 

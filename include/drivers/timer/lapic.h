@@ -3,10 +3,12 @@
 #ifndef LULL_DRIVERS_TIMER_LAPIC_H
 #define LULL_DRIVERS_TIMER_LAPIC_H
 
-/* If lapic_init found an APIC: calibrate its timer and register the clock
- * event devices "lapic" and, where the CPU can, "tsc-deadline", printing
- * one line.  Returns 0, or a negative error after one line saying why
- * not (none if there is no APIC: lapic_init said so). */
+/* If lapic_init found an APIC: start its timer counting and offer it to
+ * the boot's shared calibration windows (against the TSC;
+ * calibrate_offered, include/time/calibrate.h), after which it prints one
+ * line and registers the clock event devices "lapic" and, where the CPU
+ * can, "tsc-deadline".  Returns 0, or -ENODEV if there is no APIC
+ * (lapic_init said so). */
 int lapic_timer_init(void);
 
 /* On an AP: its own timer as its tick device (NULL without a calibrated
