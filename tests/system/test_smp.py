@@ -108,8 +108,8 @@ def test_the_boot_cpu_keeps_exact_time_with_aps_up(boot):
     # shell's next tick, fired before the idle entry reprogrammed it, and
     # not a tick any more: seen twice in CI, 0xf0 a moment after the
     # window began).  Typing (the serial line) does not count.
-    vm.send("wakeups reset\ridle 10\rwakeups 0\rcpus\r")
-    outs = [vm.wait_prompt(30).replace("\r", "") for _ in range(4)]
+    vm.send("wakeups reset\ridle 10\rwakeups 0\rcpus\rwakeups 1\rwakeups 2\rwakeups 3\r")
+    outs = [vm.wait_prompt(30).replace("\r", "") for _ in range(7)]
     causes = {c: int(k) for k, c in CAUSE.findall(outs[2]) if not c.endswith("(uart)")}
     assert causes.get("hrtimer: sleep", 0) <= 1 and causes.get("irq 0xf0 (lapic-timer)", 0) <= 1, \
         outs[1] + outs[2]
@@ -117,9 +117,19 @@ def test_the_boot_cpu_keeps_exact_time_with_aps_up(boot):
     assert all(idle_line(outs[1], cpu)[0] == 0 for cpu in (1, 2, 3)), outs[1]
     # cpus counts from the reset too: the boot CPU's wakeups are idle's
     # (and the serial line's), each AP's none.
+    # Except one thing: under icount, while the boot CPU waits for the rest
+    # of a paste the host is slow to deliver, every CPU is idle and QEMU
+    # moves guest time on to the next deadline, an AP's device maximum
+    # (68.7 s of its LAPIC timer): seen as 78 s since the reset and one
+    # "limit: device max" wakeup on each AP.  Those are allowed, no other.
     rows = [g.groups() for g in CPUS_LINE.finditer(outs[3])]
     assert len(rows) == 4 and 1 <= int(rows[0][4]) <= 6, outs[3]
-    assert all(r[4] == "0" for r in rows[1:]), outs[3]
+    for cpu, out in zip((1, 2, 3), outs[4:7]):
+        span = float(re.search(r"in the last ([\d.]+) s", out).group(1))
+        ap = {c: int(k) for k, c in CAUSE.findall(out)}
+        assert set(ap) <= {"limit: device max"}, out
+        assert ap.get("limit: device max", 0) <= span // 68, out
+        assert rows[cpu][4] == str(sum(ap.values())), outs[3] + out
 
 
 def test_busy_on_another_cpu(boot):
