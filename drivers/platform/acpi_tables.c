@@ -357,12 +357,15 @@ static void find_s5(const uint8_t *dsdt)
 	const uint8_t *aml = dsdt + SDT_HEADER_LEN;
 	uint32_t len = table_len(dsdt) - SDT_HEADER_LEN;
 	for (uint32_t i = 1; i + AML_NAME_LEN < len; i++) {
-		if (memcmp(aml + i, "_S5_", AML_NAME_LEN) != 0)
-			continue;
+		/* The name's prefix first: a byte compare rules out almost every
+		 * spot (a memcmp call at each of QEMU's 6500 bytes was 1.6 ms of
+		 * the boot under -icount). */
 		bool named = aml[i - 1] == AML_NAME_OP ||
 		             (aml[i - 1] == AML_ROOT_CHAR && i >= 2 && aml[i - 2] == AML_NAME_OP);
+		if (!named || memcmp(aml + i, "_S5_", AML_NAME_LEN) != 0)
+			continue;
 		uint32_t q = i + AML_NAME_LEN;
-		if (!named || aml[q++] != AML_PACKAGE_OP || q >= len)
+		if (aml[q++] != AML_PACKAGE_OP || q >= len)
 			continue;
 		q += 1 + (aml[q] >> AML_PKGLEN_EXTRA_SHIFT) + 1;    /* PkgLength, NumElements */
 		uint8_t a, b;

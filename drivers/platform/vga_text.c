@@ -38,12 +38,19 @@ static void move_cursor(void)
 	outb(CRTC_DATA, (uint8_t)pos);
 }
 
+/* Rows 1-24 up to 0-23 as 960 doublewords in one string move, the last
+ * row blanked in one string store: a loop of 1920 cell copies made every
+ * line printed on a full screen cost 170 us under -icount (10,000
+ * instructions), and the boot prints a dozen of them after the 25th line. */
 static void scroll(void)
 {
-	for (unsigned i = 0; i < (VGA_ROWS - 1) * VGA_COLS; i++)
-		screen[i] = screen[i + VGA_COLS];
-	for (unsigned i = 0; i < VGA_COLS; i++)
-		screen[(VGA_ROWS - 1) * VGA_COLS + i] = cell(' ');
+	uint32_t n = (VGA_ROWS - 1) * VGA_COLS * sizeof(uint16_t) / sizeof(uint32_t);
+	volatile void *to = screen;
+	const volatile void *from = screen + VGA_COLS;
+	__asm__ __volatile__("rep movsl" : "+D"(to), "+S"(from), "+c"(n) :: "memory");
+	uint32_t blank = (uint32_t)cell(' ') << 16 | cell(' ');
+	n = VGA_COLS * sizeof(uint16_t) / sizeof(uint32_t);
+	__asm__ __volatile__("rep stosl" : "+D"(to), "+c"(n) : "a"(blank) : "memory");
 	row = VGA_ROWS - 1;
 }
 
