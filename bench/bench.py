@@ -61,8 +61,9 @@ class Config:
 
     def __init__(self, name, what, append="", kind="lull", hz=HZ_DEFAULT, expect=None, trace=False,
                  qemu="qemu-system-i386", cpu=LULL_CPU, smp=1, busy_cpu=None, icount=None, ref=None,
-                 dyntick=None, keep_booted=False):
+                 dyntick=None, keep_booted=False, machine=None):
         self.name, self.what, self.append, self.kind = name, what, append, kind
+        self.machine = machine      # a boot row: QEMU's -machine (None: pc)
         self.qemu, self.cpu = qemu, cpu
         self.smp = smp              # CPUs QEMU gives the guest (-smp)
         self.busy_cpu = busy_cpu    # this CPU spins through the idle window (`busy S CPU`)
@@ -152,6 +153,15 @@ CONFIGS = [
            smp=SMP_CPUS, busy_cpu=BUSY_CPU, trace=True),
     Config("linux-686", "Linux, " + linux.REFERENCES["linux-686"]["what"], kind="linux"),
     Config("linux-amd64", "Linux, " + linux.REFERENCES["linux-amd64"]["what"], kind="linux"),
+    # lull's own part of the boot (kmain to the prompt, `boot: ready in N
+    # ms`), per machine, under -icount: a count of instructions.
+    Config("boot-pc", "lull's own boot, -machine pc, 1 CPU", kind="boot", icount=ICOUNT_SHIFT),
+    Config("boot-pc-2cpu", "lull's own boot, -machine pc, 2 CPUs", kind="boot", smp=2,
+           icount=ICOUNT_SHIFT),
+    Config("boot-q35", "lull's own boot, -machine q35, 1 CPU", kind="boot", machine="q35",
+           icount=ICOUNT_SHIFT),
+    Config("boot-isapc-486", "lull's own boot, -machine isapc -cpu 486 (no TSC: no figure)",
+           kind="boot", machine="isapc", cpu="486", icount=ICOUNT_SHIFT),
     # The tickless Linux guest's latency under -icount, beside lull's
     # *-icount rows (its boot there takes ~15 s of host time).
     Config("linux-amd64-icount", "Linux, " + linux.REFERENCES["linux-amd64"]["what"] +
@@ -244,6 +254,8 @@ def _mmss(s):
 
 
 def estimate(cfg, a):
+    if cfg.kind == "boot":
+        return 3
     if cfg.icount is not None:
         return 20 if cfg.kind == "linux" else 5
     if cfg.kind == "floor":
@@ -380,6 +392,39 @@ def run_lull_icount(cfg, a, accel, progress, step):
     row["icount_repeat"] = all(r == runs[0] for r in runs[1:])
     if not row["icount_repeat"]:
         row["notes"].append("the second boot's latency or breakdown differed from the first's")
+    return row
+
+
+BOOT_READY = re.compile(r"boot: ready(?: in ([\d.]+) ms)? \(")
+
+
+def run_lull_boot(cfg, a, accel, progress, step):
+    """lull's own part of the boot on one machine, as lull states it
+    (`boot: ready in N ms`, by the TSC from kmain's first line), under
+    -icount, booted twice: the two must agree."""
+    row = new_row(cfg, accel_label(cfg, accel), cfg.qemu, cfg.cpu)
+    progress.start(step, f" ({accel}, icount {cfg.icount}, {ICOUNT_RUNS} boots)")
+    extra = ["-smp", str(cfg.smp)] + (["-machine", cfg.machine] if cfg.machine else [])
+    said = []
+    for i in range(ICOUNT_RUNS):
+        g = guest.Guest(cfg.qemu, accel, kernel=os.path.join(BUILD, "lull.elf"), cpu=cfg.cpu,
+                        icount=cfg.icount, extra=extra,
+                        log_path=log_path(a, cfg, accel, f"boot{i}"))
+        try:
+            g.wait_prompt()
+            m = BOOT_READY.search(g.vm.log_text())
+            if not m:
+                row["status"] = "failed: no `boot: ready` line"
+                return row
+            said.append(float(m.group(1)) if m.group(1) else None)
+            if not check_cpus(g, cfg, row):
+                return row
+        finally:
+            g.close()
+    row["boot_own_ms"] = said[0]
+    row["icount_repeat"] = all(x == said[0] for x in said)
+    if said[0] is None:
+        row["notes"].append("no TSC: lull states no figure")
     return row
 
 
@@ -523,6 +568,8 @@ def run_config(cfg, a, accel, progress, step):
     try:
         if cfg.kind == "linux":
             row = run_linux(cfg, a, accel, progress, step)
+        elif cfg.kind == "boot":
+            row = run_lull_boot(cfg, a, accel, progress, step)
         else:
             row = run_lull(cfg, a, accel, progress, step)
     except Exception as e:     # one broken row must not lose the others
