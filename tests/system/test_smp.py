@@ -323,6 +323,11 @@ def test_one_busy_cpu_dyntick_vs_tickless(boot, mode):
     still stopped while `cpus` runs)."""
     vm = boot(append=f"tick={mode}", extra=["-smp", "2"], icount=4)
     hz = build_hz(vm)
+    # Boot's one timer first: the TSC's second calibration, a second after
+    # boot.  Under icount guest time usually runs on to it while the host
+    # types the next line; when the line came first, it woke the boot CPU
+    # inside `idle 2` (CI: longest sleep 1007.9 ms).
+    vm.cmd("sleep 1500", timeout=30)
     vm.send("wakeups reset\ridle 2\rcpus\r")
     outs = [vm.wait_prompt(60).replace("\r", "") for _ in range(3)]
     n, longest = idle_line(outs[1], 0)
