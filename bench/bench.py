@@ -355,9 +355,10 @@ def run_lull(cfg, a, accel, progress, step):
 ICOUNT_RUNS = 2     # boots per icount row: the second must repeat the first exactly
 # The CMOS clock on QEMU's virtual clock from a fixed date: on the host's
 # clock (the default) its update cycle, which rtc_init waits out, falls
-# wherever the host's second does, and moves the whole run by that many
-# instructions (seen: tickless on the PIT, two boots 2712 and 2709 skips,
-# max latency 27 and 43 us).
+# wherever the host's second does, and can move the whole run by that many
+# instructions.  (Two boots of tickless on the PIT once differed, 2712 and
+# 2709 skips, max latency 27 and 43 us; this is one cause, perhaps not the
+# only one: docs/benchmarks.md.)
 ICOUNT_RTC = ["-rtc", "clock=vm,base=2026-01-01T00:00:00"]
 ICOUNT_SETTLE_MS = 1500     # guest time before the latency run: boot's own timer has fired
 

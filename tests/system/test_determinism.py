@@ -82,8 +82,13 @@ SLACK = {
     # phase typing set (docs/benchmarks.md, the timer path by instruction);
     # run= fixes the phase: test_a_run_without_input_is_identical.
     "tickless": Slack(latency_us=4, latency_max_us=50, bin_pct=1),
-    "dyntick": Slack(latency_us=2, latency_max_us=50, bin_pct=1, idle_ms=4),
-    "periodic": Slack(latency_us=2, latency_max_us=50, bin_pct=1, idle_ms=4),
+    # Periodic and dyntick: a sample waits for the next tick, so every
+    # sample moves with the phase `latency` starts at.  A pasted line whose
+    # last bytes arrive after `sleep 1` ended costs an interrupt each before
+    # `latency` starts, 16 us under icount (CI: avg 3550.0 against 3565.8,
+    # p99 3566 against 3598).  A few of those, not a tick's worth.
+    "dyntick": Slack(latency_us=50, latency_max_us=50, bin_pct=1, idle_ms=4),
+    "periodic": Slack(latency_us=50, latency_max_us=50, bin_pct=1, idle_ms=4),
 }
 IDLE_RE = re.compile(r"idle (?P<span>[\d.]+) s: (?P<wakeups>\d+) wakeups \([\d.]+/s\), "
                      r"mean sleep (?P<mean>[\d.]+) ms, max sleep (?P<max>[\d.]+) ms")
@@ -253,7 +258,9 @@ def test_a_run_without_input_is_identical(mode, tmp_path):
     (fa, ba), (fb, bb) = lat
     assert (fa["n"], fa["period"]) == (fb["n"], fb["period"]), (fa, fb)
     assert all(abs(fa[k] - fb[k]) <= 2 for k in ("min", "p50", "p99")), (fa, fb)
-    assert abs(fa["avg"] - fb["avg"]) <= 0.2 and abs(fa["max"] - fb["max"]) <= 0.2 * fa["max"], (fa, fb)
+    # The max is one sample: the one that moves may be it (seen in tickless:
+    # 42 against 25 us, all else equal).  The bins below bound how many moved.
+    assert abs(fa["avg"] - fb["avg"]) <= 0.2, (fa, fb)
     assert all(abs(ba.get(k, 0) - bb.get(k, 0)) <= 2 for k in set(ba) | set(bb)), (ba, bb)
     heads = [LATENCY_BLOCK.sub("latency: ~\n", h) for h in heads]
     if heads[0] != heads[1]:

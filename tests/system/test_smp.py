@@ -128,7 +128,9 @@ def test_the_boot_cpu_keeps_exact_time_with_aps_up(boot):
         span = float(re.search(r"in the last ([\d.]+) s", out).group(1))
         ap = {c: int(k) for k, c in CAUSE.findall(out)}
         assert set(ap) <= {"limit: device max"}, out
-        assert ap.get("limit: device max", 0) <= span // 68, out
+        # (Its device maximum runs from when it went idle, at boot: one
+        # may fall in any window, more only in a window that long.)
+        assert ap.get("limit: device max", 0) <= 1 + span // 68, out
         assert rows[cpu][4] == str(sum(ap.values())), outs[3] + out
 
 
@@ -309,6 +311,11 @@ def idle_line(out, cpu):
     return int(m.group(1)), float(m.group(2))
 
 
+def serial_wakeups(out):
+    """The wakeups `wakeups` charges to the serial line (typed bytes)."""
+    return sum(int(k) for k, c in CAUSE.findall(out) if c.endswith("(uart)"))
+
+
 @pytest.mark.parametrize("mode", ["dyntick", "tickless"])
 def test_one_busy_cpu_dyntick_vs_tickless(boot, mode):
     """The two SMP idle rules side by side, under icount (exact counts).
@@ -328,12 +335,21 @@ def test_one_busy_cpu_dyntick_vs_tickless(boot, mode):
     # types the next line; when the line came first, it woke the boot CPU
     # inside `idle 2` (CI: longest sleep 1007.9 ms).
     vm.cmd("sleep 1500", timeout=30)
-    vm.send("wakeups reset\ridle 2\rcpus\r")
-    outs = [vm.wait_prompt(60).replace("\r", "") for _ in range(3)]
+    # The rest of a paste may still be arriving during the window: its
+    # bytes wake the boot CPU (CI: 3 wakeups where 2 are allowed), so the
+    # serial line's wakeups (`wakeups 0`) are not counted.  (Typing `cpus`
+    # after the window instead lets icount run guest time on while the
+    # host types, by 68 s device maxima.)
+    vm.send("wakeups reset\ridle 2\rwakeups 0\rcpus\r")
+    outs = [vm.wait_prompt(60).replace("\r", "") for _ in range(4)]
+    outs = outs[:2] + outs[3:] + [outs[2]]
+    serial = serial_wakeups(outs[3])
     n, longest = idle_line(outs[1], 0)
-    assert n <= 2 and longest > 1900, outs[1]
+    assert n - serial <= 2 and longest > 1900, outs[1] + outs[3]
+    # In dyntick the boot CPU, woken by a byte, wakes CPU 1 too (the 2005
+    # rule: the first CPU awake wakes the others).
     n, longest = idle_line(outs[1], 1)
-    assert n <= 3 and longest > 1900, outs[1]
+    assert n - (serial if mode == "dyntick" else 0) <= 3 and longest > 1900, outs[1] + outs[3]
     # `cpus` itself runs on the boot CPU, busy: in dyntick the boot CPU,
     # waking first from the skip, woke CPU 1, whose tick runs while anyone
     # is busy (the 2005 rule); in tickless CPU 1 sleeps on.  Either way
@@ -342,9 +358,11 @@ def test_one_busy_cpu_dyntick_vs_tickless(boot, mode):
     rows = [g.groups() for g in CPUS_LINE.finditer(outs[2])]
     assert rows[1][3] == f"{seen}, {mode} on lapic" and int(rows[1][4]) <= 3, outs[2]
 
-    vm.send("wakeups reset\rbusy 1 1\ridle 3\rcpus\r")
-    outs = [vm.wait_prompt(60).replace("\r", "") for _ in range(4)]
+    vm.send("wakeups reset\rbusy 1 1\ridle 3\rwakeups 0\rcpus\r")
+    outs = [vm.wait_prompt(60).replace("\r", "") for _ in range(5)]
+    outs = outs[:3] + outs[4:] + [outs[3]]
     n, longest = idle_line(outs[2], 0)
+    n -= serial_wakeups(outs[4])
     if mode == "dyntick":
         assert hz <= n <= hz + 6, outs[2]       # ticked through the busy second
     else:
