@@ -206,7 +206,7 @@ unit_sources = $(shell sed -n 's,^// SOURCES: *,,p' $(1))
 $(UNIT_DIR)/test_%: tests/unit/test_%.c $$(call unit_sources,tests/unit/test_$$*.c) $(HZ_STAMP) | deps
 	@mkdir -p $(UNIT_DIR)
 	@echo "  HOSTCC  $@"
-	@$(HOSTCC) $(UNIT_CFLAGS) -o $@ $< $$(sed -n 's,^// SOURCES: *,,p' $<) -lcmocka -lm
+	@$(HOSTCC) $(UNIT_CFLAGS) -o $@ $< $$(sed -n 's,^// SOURCES: *,,p' $<) kernel/lib/lab.c -lcmocka -lm
 	@# One gcc -MD over several sources keeps only the last one's headers, so
 	@# each source's are listed on its own; a source named here that later
 	@# moves must not stop make (the SOURCES line is what must exist).

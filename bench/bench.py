@@ -377,7 +377,7 @@ def run_lull_icount(cfg, a, accel, progress, step):
     # latency figures are the plain run's; the breakdown is a second run
     # with the stamps on, which cost a few dozen instructions each.
     lat = f"latency,{n},{a.latency_period_us}"
-    run = f"run=sleep,{ICOUNT_SETTLE_MS};{lat};{lat},breakdown"
+    run = f"run=sleep,{ICOUNT_SETTLE_MS};{lat};{lat},breakdown;dyntick"
     for i in range(ICOUNT_RUNS):
         g = guest.Guest(cfg.qemu, accel, kernel=os.path.join(BUILD, "lull.elf"),
                         append=f"{cfg.append} {run}", cpu=cfg.cpu, icount=cfg.icount,
@@ -390,8 +390,8 @@ def run_lull_icount(cfg, a, accel, progress, step):
             b = guest.parse_latency(stamped, breakdown=True)
             r.update(breakdown=b["breakdown"], breakdown_avg=b["avg"])
             runs.append(r)
-            g.wait_prompt()
-            if not check_config(g, cfg, row):
+            g.vm.expect("run: done", timeout=60)        # run= powers off after its last command
+            if not check_config(g, cfg, row, status=g.vm.log_text().split("lull> dyntick")[-1]):
                 return row
         finally:
             g.close()
@@ -453,10 +453,12 @@ def start_busy(g, cfg, a, row):
     return True
 
 
-def check_config(g, cfg, row):
+def check_config(g, cfg, row, status=None):
     """Did the boot options give the mode and device asked for?  Sets the
-    row's tick and status; False if the row is to be measured no further."""
-    status = g.cmd("dyntick")
+    row's tick and status; False if the row is to be measured no further.
+    `status`: what `dyntick` printed, if it was run already (run=)."""
+    if status is None:
+        status = g.cmd("dyntick")
     m = re.search(r"(mode: \w+, device: [\w-]+), .* at (HZ=\d+)", status)
     row["tick"] = f"{m.group(1)}, {m.group(2)}" if m else "?"
     row["status"] = tick_status(cfg, row["tick"], g.vm.log_text())

@@ -4,6 +4,7 @@
 #define LULL_SHELL_COMMANDS_H
 
 #include "compiler.h"
+#include "sleep.h"          /* sleep_ns, which many commands use */
 
 /* kernel/shell/cmd_time.c */
 int cmd_uptime(int argc, char **argv);
@@ -24,7 +25,6 @@ int cmd_idle(int argc, char **argv);
 int cmd_latency(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
 int cmd_every(int argc, char **argv);
-int cmd_alarm(int argc, char **argv);
 int cmd_keytimer(int argc, char **argv);
 
 /* kernel/shell/cmd_inject.c */
@@ -39,12 +39,12 @@ int cmd_stress(int argc, char **argv);
 int cmd_slack(int argc, char **argv);
 int cmd_timerload(int argc, char **argv);
 
+/* kernel/shell/cmd_alarm.c */
+int cmd_alarm(int argc, char **argv);
+
 /* kernel/shell/cmd_platform.c */
 int cmd_acpi(int argc, char **argv);
 int cmd_date(int argc, char **argv);
 int cmd_cpus(int argc, char **argv);
-
-/* Sleep on an hrtimer; -EINTR if Ctrl-C came first. */
-int sleep_ns(uint64_t ns);
 
 #endif

@@ -3,7 +3,10 @@
  *
  * Portable: tests/unit/test_cmdline.c runs it on the host, and
  * tests/fuzz/fuzz_cmdline.c fuzzes it.  Words are separated by spaces or
- * tabs; no quoting (no option needs a space).  Any other byte outside
+ * tabs, except inside double quotes, which are dropped: run="idle 5; wakeups"
+ * is the one word run=idle 5; wakeups (as Linux's parse_args reads quotes).
+ * A quote left open runs to the end of the line, with a warning.  Any other
+ * byte outside
  * printable ASCII becomes '?' before the line is split: warnings and the
  * `cmdline` command print words back, and a stray ESC must not reach the
  * terminal as the start of a control sequence.
@@ -108,11 +111,24 @@ void cmdline_parse(struct cmdline *cl, const char *line)
 			*p++ = '\0';
 		if (!*p)
 			break;
-		char *word = p;
-		while (*p && !is_space(*p))
+		/* Copy the word onto itself without its quotes: w trails p. */
+		char *word = p, *w = p;
+		bool quoted = false;
+		while (*p && (quoted || !is_space(*p))) {
+			if (*p == '"')
+				quoted = !quoted;
+			else
+				*w++ = *p;
 			p++;
-		if (*p)
-			*p++ = '\0';
+		}
+		bool more = *p != '\0';
+		*w = '\0';
+		if (more)
+			p++;
+		if (quoted) {
+			kprintf("cmdline: a quote is never closed (it runs to the end of the line)\n");
+			cl->warnings++;
+		}
 		handle_word(cl, word, first);
 		first = false;
 	}

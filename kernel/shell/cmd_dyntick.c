@@ -1,8 +1,8 @@
 /* kernel/shell/cmd_dyntick.c — the shell commands that make the HZ trade-off
  * visible: dyntick (the 2005 patch's status), wakeups ("why did I wake?"),
- * idle, latency (a small cyclictest), trace, and three timer exercisers —
- * every (a periodic wheel timer), alarm (Pintos-style sleepers) and keytimer
- * (a timer armed from an interrupt handler). */
+ * idle, latency (a small cyclictest), trace, and two timer exercisers —
+ * every (a periodic wheel timer) and keytimer (a timer armed from an
+ * interrupt handler); alarm has its own file, cmd_alarm.c. */
 #include "shell/args.h"
 #include "console.h"
 #include "histogram.h"
@@ -32,8 +32,6 @@
 #define LATENCY_HIST_US   20000u         /* 1 us buckets up to 20 ms */
 #define LATENCY_LOG2_BINS 16u            /* printed: [0,1) us ... [8192,16384), >=16384 */
 #define EVERY_MAX_MS      3600000u
-#define ALARM_MAX         16u
-#define ALARM_MAX_STEP_MS 10000u
 #define KEYTIMER_MAX_MS   60000u
 _Static_assert((1u << (LATENCY_LOG2_BINS - 2)) <= LATENCY_HIST_US,
                "the bucket of 20 ms and over must fall in the open last log2 bin");
@@ -462,70 +460,6 @@ int cmd_every(int argc, char **argv)
 	if (!every_timer.function)
 		timer_init(&every_timer, every_fire, "every");
 	timer_mod(&every_timer, jiffies + ms_to_jiffies(ms));
-	return 0;
-}
-
-/* ---------------------------------------------------------- alarm */
-
-/* Pintos' alarm tests, on the wheel: COUNT pairs of sleepers, the pairs due
- * STEP ms apart, armed longest first.  Each pair shares one deadline. */
-struct sleeper_probe {
-	struct timer t;
-	uint32_t ms;
-	uint32_t woke_jiffy;
-	uint64_t woke_ns;
-};
-static struct sleeper_probe alarms[2 * ALARM_MAX];
-static unsigned alarm_order[2 * ALARM_MAX];
-static volatile unsigned alarms_woken;
-
-static void alarm_fire(struct timer *t)
-{
-	struct sleeper_probe *p = container_of(t, struct sleeper_probe, t);
-	p->woke_jiffy = jiffies;
-	p->woke_ns = ktime_get_ns();
-	alarm_order[alarms_woken++] = (unsigned)(p - alarms);
-}
-
-int cmd_alarm(int argc, char **argv)
-{
-	uint32_t count, step;
-	if (argc != 3 || parse_u32(argv[1], 1, ALARM_MAX, &count) != 0 ||
-	    parse_u32(argv[2], 1, ALARM_MAX_STEP_MS, &step) != 0)
-		return SHELL_USAGE;
-	unsigned n = 2 * count;
-	alarms_woken = 0;
-	uint64_t t0 = ktime_get_ns();
-	unsigned long f = arch_irq_save();      /* one base jiffy for all */
-	uint32_t base = jiffies;
-	/* None is pending here: a finished run fired them all, an
-	 * interrupted one deleted them.  timer_add says so. */
-	for (unsigned i = 0; i < n; i++) {
-		struct sleeper_probe *p = &alarms[i];
-		p->ms = (count - i / 2) * step;
-		timer_init(&p->t, alarm_fire, "alarm");
-		timer_add(&p->t, base + ms_to_jiffies(p->ms));
-	}
-	arch_irq_restore(f);
-	wait_event(alarms_woken == n || console_interrupted());
-	if (alarms_woken != n) {
-		for (unsigned i = 0; i < n; i++)
-			timer_del(&alarms[i].t);
-		return -EINTR;
-	}
-	bool ordered = true, paired = true;
-	for (unsigned k = 0; k < n; k++) {
-		struct sleeper_probe *p = &alarms[alarm_order[k]];
-		kprintf("alarm: sleeper %u (%u ms) woke at jiffy %u, after %llu us\n", alarm_order[k],
-		        p->ms, p->woke_jiffy, (unsigned long long)((p->woke_ns - t0) / NSEC_PER_USEC));
-		if (k && alarms[alarm_order[k - 1]].ms > p->ms)
-			ordered = false;
-	}
-	for (unsigned i = 0; i < n; i += 2)
-		if (alarms[i].woke_jiffy != alarms[i + 1].woke_jiffy)
-			paired = false;
-	kprintf("alarm: %u woke; in deadline order: %s; equal deadlines on the same tick: %s\n", n,
-	        ordered ? "yes" : "NO", paired ? "yes" : "NO");
 	return 0;
 }
 

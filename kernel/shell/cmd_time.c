@@ -208,33 +208,6 @@ int cmd_irqs(int argc, char **argv)
 
 /* ---------------------------------------------------------- sleeping */
 
-struct sleeper {
-	struct hrtimer timer;
-	volatile bool done;
-};
-
-static enum hrtimer_restart wake_sleeper(struct hrtimer *t)
-{
-	container_of(t, struct sleeper, timer)->done = true;
-	return HRTIMER_NORESTART;
-}
-
-int sleep_ns(uint64_t ns)
-{
-	struct sleeper s = { .done = false };
-	hrtimer_init(&s.timer, wake_sleeper, "sleep");
-	if (ns == 0)
-		return 0;
-	int rc = hrtimer_start(&s.timer, ktime_get_ns() + ns);
-	if (rc < 0)
-		return rc;
-	wait_event(s.done || console_interrupted());
-	/* On every way out, Ctrl-C included: the heap must not keep a
-	 * pointer into this stack frame once it is gone. */
-	hrtimer_cancel(&s.timer);
-	return s.done ? 0 : -EINTR;
-}
-
 int cmd_sleep(int argc, char **argv)
 {
 	uint32_t ms;

@@ -113,3 +113,34 @@ def test_bad_input_storm_leaves_shell_responsive(vm):
     vm.expect_exact("error: line too long (max 255)")
     vm.wait_prompt()
     assert vm.cmd("version").startswith("lull")
+
+
+def test_run_boot_option_runs_each_command_then_powers_off(boot):
+    """run="CMD; CMD...": each command after a prompt as if typed, in order,
+    an unknown one reported and passed over; then lull powers off by itself.
+    Quotes keep the spaces; without them ',' is the space."""
+    vm = boot('hz=100 run="version;  nosuchcmd ; alarm zero;;hz" tick=periodic', wait_prompt=False)
+    vm.wait_exit(timeout=30)
+    log = vm.log_text().replace("\r", "")
+    ran = re.findall(r"^lull> (.*)$", log, re.M)
+    assert ran == ["version", "nosuchcmd ", "alarm zero", "hz"], ran
+    assert "unknown command: nosuchcmd" in log
+    assert "alarm zero: PASS" in log
+    assert "HZ=100 " in log, "an option after run= still applies"
+    assert re.search(r"run: done, powering off\s+poweroff: bye\s*$", log), log[-300:]
+
+    vm = boot("run=alarm,zero;hz", wait_prompt=False)
+    vm.wait_exit(timeout=30)
+    log = vm.log_text().replace("\r", "")
+    assert re.findall(r"^lull> (.*)$", log, re.M) == ["alarm zero", "hz"]
+
+
+def test_run_boot_option_with_an_open_quote_or_nothing(boot):
+    vm = boot('run="hz; version', wait_prompt=False)
+    vm.wait_exit(timeout=30)
+    log = vm.log_text().replace("\r", "")
+    assert "cmdline: a quote is never closed" in log
+    assert re.findall(r"^lull> (.*)$", log, re.M) == ["hz", "version"]
+    vm = boot("run=")
+    assert "cmdline: malformed option 'run='" in vm.log_text()
+    assert "HZ=" in vm.cmd("hz"), "an empty run= leaves the shell to the user"

@@ -69,6 +69,27 @@ static void test_image_and_options(void **state)
 	assert_string_equal(cl.text, "/boot/lull.elf hz=1000 selftest");
 }
 
+static void test_quotes_keep_spaces(void **state)
+{
+	(void)state;
+	cmdline_parse(&cl, "hz=\"100\" x=\"a b;  c\" \"sel\"ftest y=\"\"");
+	assert_int_equal(hz_value, 100);
+	assert_int_equal(selftest_seen, 1);
+	assert_int_equal(cl.nargs, 4);
+	assert_string_equal(cl.args[1].key, "x");
+	assert_string_equal(cl.args[1].value, "a b;  c");
+	assert_int_equal(cl.args[3].status, CMDLINE_MALFORMED);     /* y= with nothing */
+	/* The line as given is kept for `cmdline`, quotes and all. */
+	assert_string_equal(cl.text, "hz=\"100\" x=\"a b;  c\" \"sel\"ftest y=\"\"");
+
+	printed[0] = '\0';
+	cmdline_parse(&cl, "x=\"open to the end  ");
+	assert_int_equal(cl.nargs, 1);
+	assert_string_equal(cl.args[0].value, "open to the end  ");
+	assert_non_null(strstr(printed, "never closed"));
+	assert_int_equal(cl.warnings, 2);       /* the quote, and x is unknown */
+}
+
 static void test_no_image(void **state)
 {
 	(void)state;
@@ -172,6 +193,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_image_and_options, setup),
 		cmocka_unit_test_setup(test_no_image, setup),
+		cmocka_unit_test_setup(test_quotes_keep_spaces, setup),
 		cmocka_unit_test_setup(test_unknown_and_malformed, setup),
 		cmocka_unit_test_setup(test_unprintable_bytes, setup),
 		cmocka_unit_test_setup(test_missing_value, setup),
