@@ -12,6 +12,7 @@
  * 4, 5.  The firmware leaves channel 0 ticking at 18.2 Hz; we stop it first
  * thing, since an unused timer must not keep running (QUIRK below).
  */
+#include "lab.h"
 #include "drivers/timer/pit.h"
 #include "time/calibrate.h"
 #include "errno.h"
@@ -210,6 +211,13 @@ static int pit_claim_irq(struct clock_event_device *dev)
 
 static int pit_set_periodic(struct clock_event_device *dev, unsigned hz)
 {
+	/* LAB pit: BEGIN
+	 * The count for `hz` interrupts a second from the 1.193182 MHz input
+	 * (clockevent_periodic_count); refuse one the 16-bit counter cannot
+	 * hold.  With interrupts off: claim IRQ0 (pit_claim_irq), freeze the
+	 * clocksource view (pit_cs_freeze), program channel 0 in mode 2 (rate
+	 * generator) with that count, and remember it in periodic_count.
+	 */
 	uint64_t latch = clockevent_periodic_count(PIT_INPUT_HZ, hz);
 	if (latch < PIT_MIN_DELTA || latch > PIT_COUNT_MAX)
 		return -EINVAL;         /* outside 19 Hz .. 74 kHz */
@@ -222,6 +230,12 @@ static int pit_set_periodic(struct clock_event_device *dev, unsigned hz)
 	}
 	irq_restore(flags);
 	return rc;
+	/* LAB pit: STUB
+	UNUSED(dev);
+	UNUSED(hz);
+	lab_not_implemented("pit");
+	return -ENOSYS;
+	   LAB pit: END */
 }
 
 /* One-shot is mode 0, not mode 1: mode 1 (hardware-retriggerable one-shot)
@@ -231,6 +245,10 @@ static int pit_set_periodic(struct clock_event_device *dev, unsigned hz)
  * if no deadline follows, one event comes 55 ms later, like any other. */
 static int pit_set_oneshot(struct clock_event_device *dev)
 {
+	/* LAB pit: BEGIN
+	 * As pit_set_periodic, but mode 0 (interrupt on terminal count),
+	 * parked at the longest count until set_next_event says more.
+	 */
 	uint32_t flags = irq_save();
 	int rc = pit_claim_irq(dev);
 	if (rc == 0) {
@@ -239,6 +257,11 @@ static int pit_set_oneshot(struct clock_event_device *dev)
 	}
 	irq_restore(flags);
 	return rc;
+	/* LAB pit: STUB
+	UNUSED(dev);
+	lab_not_implemented("pit");
+	return -ENOSYS;
+	   LAB pit: END */
 }
 
 /* A count written in mode 0 restarts it; OUT rises (IRQ0) ticks + 1 clocks
@@ -246,12 +269,21 @@ static int pit_set_oneshot(struct clock_event_device *dev)
 static int pit_set_next_event(struct clock_event_device *dev, uint64_t ticks)
 {
 	UNUSED(dev);
+	/* LAB pit: BEGIN
+	 * Refuse unless IRQ0 is ours (irq_held); then write `ticks` as a
+	 * new mode-0 count on channel 0, interrupts off.
+	 */
 	if (!irq_held)
 		return -EINVAL;         /* not in one-shot mode, or pit_stop() */
 	uint32_t flags = irq_save();
 	ch0_program(PIT_MODE_TERMINAL, (uint16_t)ticks);    /* ch0, lo/hi byte, mode 0, binary */
 	irq_restore(flags);
 	return 0;
+	/* LAB pit: STUB
+	UNUSED(ticks);
+	lab_not_implemented("pit");
+	return -ENOSYS;
+	   LAB pit: END */
 }
 
 static int pit_shutdown(struct clock_event_device *dev)
@@ -293,6 +325,13 @@ static uint8_t port_b_saved;
 
 int pit_ch2_start_us(uint32_t us)
 {
+	/* LAB pit: BEGIN
+	 * The calibration stopwatch: `us` microseconds as a count of input
+	 * clocks, rounded; refuse 0 and more than PIT_CH2_MAX_US.  With
+	 * interrupts off: save port B with the speaker off (port_b_saved),
+	 * open channel 2's gate, then program channel 2 in mode 0 with the
+	 * count, low byte first.  pit_ch2_ended() watches OUT2 rise.
+	 */
 	if (us == 0 || us > PIT_CH2_MAX_US)
 		return -EINVAL;
 	uint16_t count = (uint16_t)(((uint64_t)us * PIT_INPUT_HZ + USEC_PER_SEC / 2) / USEC_PER_SEC);
@@ -305,6 +344,11 @@ int pit_ch2_start_us(uint32_t us)
 	outb(PIT_CH2, count >> 8);
 	irq_restore(flags);
 	return 0;
+	/* LAB pit: STUB
+	UNUSED(us);
+	lab_not_implemented("pit");
+	return -ENOSYS;
+	   LAB pit: END */
 }
 
 bool pit_ch2_ended(void)

@@ -22,6 +22,7 @@ int cmd_busy(int argc, char **argv);
 int cmd_dyntick(int argc, char **argv);
 int cmd_wakeups(int argc, char **argv);
 int cmd_idle(int argc, char **argv);
+int cmd_power(int argc, char **argv);
 int cmd_latency(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
 int cmd_every(int argc, char **argv);

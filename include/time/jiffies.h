@@ -14,6 +14,7 @@
 #define LULL_TIME_JIFFIES_H
 
 #include "../compiler.h"
+#include "../lab.h"
 
 #ifndef CONFIG_HZ
 #define CONFIG_HZ 250
@@ -32,9 +33,33 @@ extern volatile uint64_t jiffies_64;
 extern unsigned tick_hz;
 
 /* a is after b, etc., for 32-bit jiffies (and any 32-bit wrapping counter). */
-static inline bool time_after(uint32_t a, uint32_t b)     { return (int32_t)(b - a) < 0; }
+static inline bool time_after(uint32_t a, uint32_t b)
+{
+	/* LAB jiffies: BEGIN
+	 * True when a is later than b, also when the counter wrapped between
+	 * them: a - b is how far a is ahead, modulo 2^32.  Valid while the two
+	 * are less than 2^31 apart.
+	 */
+	return (int32_t)(b - a) < 0;
+	/* LAB jiffies: STUB
+	lab_not_implemented("jiffies");
+	return a > b;
+	   LAB jiffies: END */
+}
+
+static inline bool time_after_eq(uint32_t a, uint32_t b)
+{
+	/* LAB jiffies: BEGIN
+	 * As time_after, or equal.
+	 */
+	return (int32_t)(a - b) >= 0;
+	/* LAB jiffies: STUB
+	lab_not_implemented("jiffies");
+	return a >= b;
+	   LAB jiffies: END */
+}
+
 static inline bool time_before(uint32_t a, uint32_t b)    { return time_after(b, a); }
-static inline bool time_after_eq(uint32_t a, uint32_t b)  { return (int32_t)(a - b) >= 0; }
 static inline bool time_before_eq(uint32_t a, uint32_t b) { return time_after_eq(b, a); }
 
 static inline bool hz_is_valid(unsigned hz) { return hz == 100 || hz == 250 || hz == 1000; }

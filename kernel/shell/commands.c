@@ -55,6 +55,7 @@ const struct shell_command shell_commands[] = {
 	{ "latency",  "COUNT PERIOD_US [breakdown]", "cyclictest: COUNT (1..1000000) wakeups every PERIOD_US (50..1000000); breakdown: where the time goes", cmd_latency },
 	{ "trace",    "SECONDS",      "record timer interrupts and idle entries/exits for 1..10 s, print CSV", cmd_trace },
 	{ "every",    "[MS|off]",     "a periodic wheel timer every MS ms (1..3600000), or stop it", cmd_every },
+	{ "power",    "[SECONDS]",    "idle SECONDS (default 5), then the 2005 article's laptop's idle power at that wakeup rate: a model", cmd_power },
 	{ "alarm",    "single|multiple|simultaneous|order|zero|negative", "Pintos' alarm-clock tests on the timer wheel's sleepers", cmd_alarm },
 	{ "keytimer", "MS",           "the next key's interrupt arms an MS ms timer (1..60000); report when it fires", cmd_keytimer },
 	{ "slack",    "[exact|PERCENT|default|piggyback on|off]", "default timer slack (a window of PERCENT of how far ahead a timer is armed); piggybacking on wakeups", cmd_slack },

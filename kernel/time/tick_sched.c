@@ -11,6 +11,7 @@
  * The first two are the 2005 dyntick patch's rules; tickless mode keeps
  * them and drops the whole-tick rounding.
  */
+#include "lab.h"
 #include "time/clocksource.h"
 #include "time/hrtimer.h"
 #include "time/slack.h"
@@ -42,6 +43,13 @@ static bool next_timer_on(unsigned cpu, uint64_t *ns, enum tick_limit *limit, co
 	uint64_t hr;
 	const char *wname = NULL, *hname = NULL;
 
+	/* LAB tickless: BEGIN
+	 * The wheel's next expiry (timer_next_expiry_on) is a jiffy: turn it
+	 * into nanoseconds from this CPU's last jiffy boundary (a jiffy
+	 * already past is due now).  Then the hrtimers' next expiry
+	 * (hrtimer_next_expiry_on), already in ns: keep the earlier of the
+	 * two, and say which kind (*limit) and which timer (*name) it was.
+	 */
 	if (timer_next_expiry_on(cpu, &expires, &wname)) {
 		/* A wheel timer is due at the boundary that starts jiffy
 		 * `expires`; if that is already past, it is due now. */
@@ -57,6 +65,18 @@ static bool next_timer_on(unsigned cpu, uint64_t *ns, enum tick_limit *limit, co
 		*name = hname;
 		found = true;
 	}
+	/* LAB tickless: STUB
+	UNUSED(cpu);
+	UNUSED(expires);
+	UNUSED(hr);
+	UNUSED(wname);
+	UNUSED(hname);
+	lab_not_implemented("tickless");
+	*ns = tc->last_jiffy_ns + tc->period_ns;
+	*limit = TICK_LIMIT_TIMER;
+	*name = "lab stub: the next tick";
+	found = true;
+	   LAB tickless: END */
 	return found;
 }
 
@@ -157,14 +177,24 @@ static uint64_t stop_tick_if_worth_it(struct tick_cpu *tc, uint64_t now)
 			tc->stopped = false;
 			return 0;
 		}
-		/* The 2005 dyntick patch's rule, in whole ticks from the last
-		 * boundary. */
+		/* LAB dyntick: BEGIN
+		 * The 2005 patch's rule: how many whole tick periods lie
+		 * between the last jiffy boundary (tc->last_jiffy_ns) and
+		 * `next`?  That is the skip.  A skip of TICK_DYNTICK_MIN_SKIP
+		 * ticks or fewer is not worth reprogramming the device for:
+		 * mark the tick running again and return 0.
+		 */
 		uint64_t skip = next <= tc->last_jiffy_ns ? 1 :
 		                (next - tc->last_jiffy_ns) / tc->period_ns;
 		if (skip <= TICK_DYNTICK_MIN_SKIP) {
 			tc->stopped = false;
 			return 0;       /* not worth it: keep ticking */
 		}
+		/* LAB dyntick: STUB
+		lab_not_implemented("dyntick");
+		tc->stopped = false;
+		return 0;
+		   LAB dyntick: END */
 		/* The boot CPU ends every skip and wakes the others: they
 		 * sleep a tick longer, in case no kick comes, as far as their
 		 * device reaches. */
@@ -248,8 +278,16 @@ static void tick_restart(struct tick_cpu *tc, unsigned vector)
 	 * armed by the old program, and clockevents_handle_event judges it by
 	 * that). */
 	if (tc->mode == TICK_MODE_DYNTICK) {
+		/* LAB dyntick: BEGIN
+		 * The catch-up is done (tick_update_jiffies above).  Put the
+		 * device back to one tick per period (clockevents_set_periodic)
+		 * and forget the one-shot deadline (tc->programmed_ns).
+		 */
 		clockevents_set_periodic(tc->dev, tc->hz);
 		tc->programmed_ns = 0;
+		/* LAB dyntick: STUB
+		lab_not_implemented("dyntick");
+		   LAB dyntick: END */
 		/* The first CPU to wake (others still asleep) restores every
 		 * CPU's tick, and counts as busy from now (its idle loop would
 		 * say so only after the handler), so none of them skips again

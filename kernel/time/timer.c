@@ -121,6 +121,13 @@ static void bucket_mark(struct timer_base *w, unsigned b, bool occupied)
  * the finest level whose span covers it. */
 static unsigned cascade_bucket_for(const struct timer_base *w, uint32_t expires)
 {
+	/* LAB wheel: BEGIN
+	 * Seen from the base, how far ahead is `expires`?  Already due: the
+	 * base's own level-0 bucket.  Else the first level whose span
+	 * (size << shift jiffies) exceeds that distance, and in it the bucket
+	 * that `expires`' own bits select (cascade_levels, and the table in
+	 * this file's header).
+	 */
 	uint32_t delta = expires - w->base;
 	if ((int32_t)delta < 0)         /* already due: with the next jiffy */
 		return w->base % cascade_levels[0].size;
@@ -130,6 +137,11 @@ static unsigned cascade_bucket_for(const struct timer_base *w, uint32_t expires)
 		level++;
 	const struct wheel_level *lv = &cascade_levels[level];
 	return lv->first + ((expires >> lv->shift) & (lv->size - 1));
+	/* LAB wheel: STUB
+	UNUSED(expires);
+	lab_not_implemented("wheel");
+	return w->base % cascade_levels[0].size;
+	   LAB wheel: END */
 }
 
 /* Put t at the head of bucket b, the one the wheel's bucket_for names for
@@ -273,6 +285,13 @@ bool wheel_next_work(const struct timer_base *w, uint32_t *distance)
  * new level, never to a bucket this loop has just emptied. */
 static void wheel_cascade(struct timer_base *w, uint32_t j)
 {
+	/* LAB wheel: BEGIN
+	 * For each level from 1 up whose block starts at j: take the bucket
+	 * for j out of the wheel (wheel_bucket_take) and put each of its
+	 * timers back with wheel_place, which files it by what is left of
+	 * its wait; count each in w->work.  Stop at the first level whose
+	 * block does not start at j.
+	 */
 	for (unsigned level = 1; level < CASCADE_LEVELS; level++) {
 		const struct wheel_level *lv = &cascade_levels[level];
 		if (j & ((1u << lv->shift) - 1))
@@ -285,6 +304,11 @@ static void wheel_cascade(struct timer_base *w, uint32_t j)
 			w->work++;
 		}
 	}
+	/* LAB wheel: STUB
+	UNUSED(w);
+	UNUSED(j);
+	lab_not_implemented("wheel");
+	   LAB wheel: END */
 }
 
 /* Put t, just taken from its bucket, on the list of timers to run now. */

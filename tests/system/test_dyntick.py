@@ -575,3 +575,30 @@ def test_every_mode_on_every_machine(boot, shape):
         else:
             assert sleep_limit(vm) == pytest.approx(SHAPE_LIMIT.get(shape, 68.7), rel=0.01)
             assert_sleeps_to_the_limit(vm, sleep_limit(vm))
+
+
+POWER_RE = re.compile(r"power: measured over [\d.]+ s: ([\d.]+) wakeups/s per CPU, halted ([\d.]+)%\s+"
+                      r"power: estimate ([\d.]+) W \(([\d.]+) W from the wakeups, ([\d.]+) W from the busy share\)")
+
+
+def test_power_estimate_follows_the_wakeups(boot):
+    """`power` puts the article's watts next to the measured wakeups: the
+    model meets its two calibration points at 100 and 1000 wakeups/s, the
+    tickless idle sits below both, and it says it is a model."""
+    vm = boot(append="hz=1000 tick=periodic", icount=4)
+    est = {}
+    for step, cmd in (("periodic 1000", "power 2"), ("hz 100", "hz 100"), ("periodic 100", "power 2"),
+                      ("tickless", "tick tickless"), ("tickless idle", "power 3")):
+        out = vm.cmd(cmd, timeout=30)
+        if cmd.startswith("power"):
+            assert "not a measurement" in out and "7.59 W at HZ=100" in out and "8.15 W at HZ=1000" in out
+            m = POWER_RE.search(out)
+            assert m, out
+            rate, halted, total, wake, busy = map(float, m.groups())
+            assert abs(total - wake - busy) <= 0.002, out
+            est[step] = (rate, wake, total)
+    assert abs(est["periodic 1000"][0] - 1000) <= 2 and abs(est["periodic 1000"][1] - 8.15) <= 0.005, est
+    assert abs(est["periodic 100"][0] - 100) <= 1 and abs(est["periodic 100"][1] - 7.59) <= 0.005, est
+    assert est["tickless idle"][0] <= 1 and est["tickless idle"][2] < 7.54, est
+    assert vm.cmd("power 0").strip().startswith("usage: power")
+    assert vm.cmd("power 1 2").strip().startswith("usage: power")

@@ -1,6 +1,6 @@
 // SOURCES: kernel/time/jiffies.c
-/* Host tests for kernel/time/jiffies.c: ms_to_jiffies() at every tick rate
- * lull allows.  The ticks must cover at least the milliseconds asked for
+/* Host tests for kernel/time/jiffies.c and include/time/jiffies.h: the
+ * wrap-safe comparisons, and ms_to_jiffies() at every tick rate lull allows.  The ticks must cover at least the milliseconds asked for
  * (rounded up, never down), and one tick fewer must not. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -24,6 +24,34 @@ static void check_covers_tightly(uint32_t ms, unsigned hz)
 		fail_msg("%u ms at HZ=%u: %llu ticks is too few", ms, hz, (unsigned long long)j);
 	if (j > 0 && (j - 1) * 1000 >= want)
 		fail_msg("%u ms at HZ=%u: %llu ticks is one too many", ms, hz, (unsigned long long)j);
+}
+
+/* time_after and friends agree with the order of the true 64-bit counts
+ * whenever the two are less than 2^31 apart, wherever the 32-bit view
+ * wraps between them. */
+static void test_comparisons_across_the_wrap(void **state)
+{
+	(void)state;
+	static const uint64_t bases[] = { 0, 1, 0x7fffffffu, 0x80000000u, 0xfffffff0u, 0xffffffffu,
+	                                  0x100000000ull - 500, 0x1234567890ull };
+	static const int64_t gaps[] = { 0, 1, 2, 255, 256, 65536, 0x7ffffffe, 0x7fffffff };
+	for (unsigned i = 0; i < sizeof(bases) / sizeof(bases[0]); i++) {
+		for (unsigned g = 0; g < sizeof(gaps) / sizeof(gaps[0]); g++) {
+			uint64_t early = bases[i], late = bases[i] + (uint64_t)gaps[g];
+			uint32_t a = (uint32_t)late, b = (uint32_t)early;
+			bool later = gaps[g] > 0;
+			if (time_after(a, b) != later || time_before(b, a) != later)
+				fail_msg("time_after(%u, %u) with %lld between them", a, b, (long long)gaps[g]);
+			if (!time_after_eq(a, b) || !time_before_eq(b, a))
+				fail_msg("time_after_eq(%u, %u) with %lld between them", a, b, (long long)gaps[g]);
+			if (later && (time_after(b, a) || time_after_eq(b, a) || time_before(a, b)))
+				fail_msg("%u is before %u, %lld between them", b, a, (long long)gaps[g]);
+		}
+	}
+	/* The boot's own crossing: INITIAL_JIFFIES then JIFFIES_WRAP_AFTER_S later. */
+	uint32_t boot = INITIAL_JIFFIES(250), two_s_later = boot + 2 * 250 + 1;
+	assert_true(two_s_later < boot);
+	assert_true(time_after(two_s_later, boot));
 }
 
 static void test_known_values(void **state)
@@ -76,6 +104,7 @@ static void test_rounds_up_never_down(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_comparisons_across_the_wrap),
 		cmocka_unit_test(test_known_values),
 		cmocka_unit_test(test_largest),
 		cmocka_unit_test(test_rounds_up_never_down),
