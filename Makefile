@@ -9,6 +9,8 @@
 #   make bench        tick modes vs. each other and an idle Linux guest (docs/benchmarks.md)
 #   make soak         24 guest hours in each tick mode under icount, checked (tools/soak.py)
 #   make linux        Linux 6.1 for i386 with the dynamic-tick series (linux/README.md)
+#   make lab LAB=NAME DIR=PATH   a student copy of the tree for one lab (docs/labs/README.md)
+#   make grade        score this tree's lab (a student copy), or every lab here
 #   make clean
 #
 # Knobs: HZ=100|250|1000 (build-time tick rate, default 250 as in Linux 2.6.13)
@@ -22,6 +24,7 @@
 #        NO_DEPS=1       (install nothing; stop with one line if a tool is missing)
 #        FUZZ_SECONDS=N  (make fuzz: seconds per harness, default 60)
 #        JOBS=N          (make linux: parallel jobs, default the CPU count)
+#        GIT=1           (make lab: `git init` the copy, with one commit)
 
 HZ     ?= 250
 ACCEL  ?= tcg
@@ -59,7 +62,7 @@ OBJS     := $(patsubst %.c,$(BUILD)/%.o,$(C_SRCS)) $(patsubst %.asm,$(BUILD)/%.o
 # Rebuild everything when HZ changes: it is baked into the objects.
 HZ_STAMP := $(BUILD)/.hz-$(HZ)
 
-.PHONY: all iso run debug test test-smp unit system fuzz fuzz-short clean deps bench bench-timers soak linux FORCE
+.PHONY: all iso run debug test test-smp unit system fuzz fuzz-short clean deps bench bench-timers soak linux lab grade FORCE
 all: $(BUILD)/lull.elf $(BUILD)/lull.asm $(BUILD)/lull.sym
 
 # Tools.  On Debian/Ubuntu the first step of a build installs the missing
@@ -80,6 +83,8 @@ deps_bench        := build iso run bench
 deps_soak         := build system
 deps_bench-timers := unit bench
 deps_linux        := linux
+deps_lab          :=
+deps_grade        := build unit system
 deps_clean        :=
 deps_deps         := build iso run debug unit fuzz system linux
 # A goal not listed (a file such as build/lull.elf) needs the build tools.
@@ -319,6 +324,18 @@ soak: $(BUILD)/lull.elf
 # boots the result (tests/system/test_linux.py).
 linux: | deps
 	BUILD=$(BUILD) $(if $(JOBS),JOBS=$(JOBS)) tools/linux-build
+
+# ---------------------------------------------------------------- labs
+# A lab is this tree with one lab's marked regions taken out (tools/lab.py,
+# docs/labs/README.md); `make grade` scores it (tools/grade.py, the tests in
+# tests/labs/).  `make test` checks both ways (tests/system/test_labs.py).
+lab:
+	@if [ -z "$(LAB)" ] || [ -z "$(DIR)" ]; then \
+	  echo "usage: make lab LAB=NAME DIR=PATH [GIT=1]   (labs: $$($(PYTHON) tools/lab.py names))"; exit 2; fi
+	@$(PYTHON) tools/lab.py make $(LAB) $(DIR) $(if $(GIT),--git)
+
+grade: all
+	@$(PYTHON) tools/grade.py $(LAB)
 
 clean:
 	rm -rf $(BUILD) .gdbinit

@@ -29,6 +29,7 @@ Every other lab's regions stay as they are here, solved.
   lab.py fill DIR [--from ROOT] put ROOT's solutions (default: this tree) back
                                 into DIR's regions, the student's code out
   lab.py list                   the labs and their regions, checked
+  lab.py names                  the labs' names, on one line
   lab.py check                  exit 1 if any region is malformed
 """
 import argparse
@@ -270,6 +271,7 @@ def main():
     f.add_argument("dir")
     f.add_argument("--from", dest="source", default=ROOT)
     sub.add_parser("list")
+    sub.add_parser("names")
     sub.add_parser("check")
     a = ap.parse_args()
     try:
@@ -279,6 +281,8 @@ def main():
             cmd_fill(a.dir, a.source)
         elif a.cmd == "list":
             cmd_list()
+        elif a.cmd == "names":
+            print(" ".join(LABS))
         else:
             regions(ROOT)
     except LabError as e:

@@ -1,0 +1,25 @@
+"""Lab dyntick (docs/labs/dyntick.md): the 2005 patch's skip in
+stop_tick_if_worth_it and the catch-up in tick_restart
+(kernel/time/tick_sched.c)."""
+import pytest
+
+from conftest import assert_unit, boot, idle_rate, jiffies_follow_the_clock
+
+
+@pytest.mark.points(20)
+def test_skip_rules_on_a_fake_clock():
+    assert_unit("test_tick", "test_dyntick_skip_rules")
+
+
+@pytest.mark.points(15)
+@pytest.mark.parametrize("hz", [100, 250, 1000])
+def test_wakeups_and_exact_jiffies_after_sleeps(hz):
+    """Idle with nothing armed (after boot's one timer, at 1 s): under two
+    wakeups a second, against HZ with every tick; a periodic
+    100 ms timer: about ten; and after sleeps of odd lengths the jiffies
+    are the ticks elapsed."""
+    b = boot(["sleep 1500", "idle 3", "uptime", "sleep 1234", "uptime", "sleep 777", "uptime", "every 100", "idle 2"],
+             append=f"tick=dyntick hz={hz}")
+    assert idle_rate(b.out("idle 3")) <= 2.0, b.out("idle 3")
+    assert 9 <= idle_rate(b.out("idle 2")) <= 11, b.out("idle 2")
+    jiffies_follow_the_clock(b, 3, hz=hz)

@@ -1,0 +1,30 @@
+"""Lab wheel (docs/labs/wheel.md): cascade_bucket_for and wheel_cascade in
+kernel/time/timer.c, graded by the randomized reference-model unit tests
+(tests/unit/test_timer_wheel.c) and a booted kernel on the cascading wheel."""
+import pytest
+
+from conftest import assert_unit, boot
+
+
+@pytest.mark.points(20)
+def test_against_the_reference_model():
+    assert_unit("test_timer_wheel", "test_random_against_model", "test_random_nudges_against_model")
+
+
+@pytest.mark.points(10)
+def test_every_level_fires_on_its_exact_jiffy():
+    assert_unit("test_timer_wheel", "test_exact_jiffy_every_level", "test_one_long_run_fires_all_in_order")
+
+
+@pytest.mark.points(10)
+def test_a_long_skip_costs_no_more_than_a_short_one():
+    """The wheel jumps over empty jiffies (a flat cost per skip)."""
+    assert_unit("test_timer_wheel", "test_long_skip_is_fast")
+
+
+@pytest.mark.points(10)
+def test_booted_on_the_cascading_wheel():
+    b = boot(["wheel", "alarm multiple", "alarm order"], append="wheel=cascade")
+    assert "cascade" in b.out("wheel"), b.out("wheel")
+    for t in ("multiple", "order"):
+        assert f"alarm {t}: PASS" in b.out(f"alarm {t}"), b.out(f"alarm {t}")
