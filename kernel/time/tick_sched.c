@@ -177,6 +177,7 @@ static uint64_t stop_tick_if_worth_it(struct tick_cpu *tc, uint64_t now)
 			tc->stopped = false;
 			return 0;
 		}
+		uint64_t skip = 0;
 		/* LAB dyntick: BEGIN
 		 * The 2005 patch's rule: how many whole tick periods lie
 		 * between the last jiffy boundary (tc->last_jiffy_ns) and
@@ -184,8 +185,8 @@ static uint64_t stop_tick_if_worth_it(struct tick_cpu *tc, uint64_t now)
 		 * ticks or fewer is not worth reprogramming the device for:
 		 * mark the tick running again and return 0.
 		 */
-		uint64_t skip = next <= tc->last_jiffy_ns ? 1 :
-		                (next - tc->last_jiffy_ns) / tc->period_ns;
+		skip = next <= tc->last_jiffy_ns ? 1 :
+		       (next - tc->last_jiffy_ns) / tc->period_ns;
 		if (skip <= TICK_DYNTICK_MIN_SKIP) {
 			tc->stopped = false;
 			return 0;       /* not worth it: keep ticking */

@@ -16,7 +16,7 @@ def test_programs_the_deadline_on_a_fake_clock():
 @pytest.fixture(scope="module")
 def run():
     return boot(["idle 5", "every 500", "idle 3", "every off", "wakeups reset",
-                 "latency 200 1000", "wakeups"], append="tick=tickless")
+                 "latency 20 100000", "wakeups"], append="tick=tickless")
 
 
 @pytest.mark.points(15)
@@ -32,10 +32,11 @@ def test_a_wheel_timer_is_the_only_wakeup(run):
 
 @pytest.mark.points(15)
 def test_latency_with_one_wakeup_per_sample(run):
-    """200 hrtimer samples at 1 ms: each its own wakeup, none for a tick in
-    between, and each on time."""
-    m = re.search(r"latency: n=200 period=1000us min=\d+ avg=[\d.]+ p50=(\d+) p99=(\d+)", run.out("latency 200 1000"))
-    assert m, run.out("latency 200 1000")
+    """20 hrtimer samples 100 ms apart: each its own wakeup, none for a
+    tick in between, and each on time."""
+    out = run.out("latency 20 100000")
+    m = re.search(r"latency: n=20 period=100000us min=\d+ avg=[\d.]+ p50=(\d+) p99=(\d+)", out)
+    assert m, out
     assert int(m.group(2)) <= 100, f"p99 {m.group(2)} us"
     w = re.search(r"wakeups in the last [\d.]+ s: (\d+)", run.out("wakeups"))
-    assert w and int(w.group(1)) <= 202, run.out("wakeups")
+    assert w and int(w.group(1)) <= 22, run.out("wakeups")
