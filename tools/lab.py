@@ -203,12 +203,13 @@ def cmd_make(lab, dest, git):
     for rel in tracked_files(ROOT):
         src, dst = os.path.join(ROOT, rel), os.path.join(dest, rel)
         os.makedirs(os.path.dirname(dst), exist_ok=True)
-        if rel in found:
+        text = render(found[rel], stub_lab=lab) if rel in found else None
+        if text is not None and text != read_text(src):
             with open(dst, "w", encoding="utf-8") as f:
-                f.write(render(found[rel], stub_lab=lab))
+                f.write(text)
             shutil.copymode(src, dst)
         else:
-            shutil.copy2(src, dst)
+            shutil.copy2(src, dst)      # its time kept: a copied build stays valid
     with open(os.path.join(dest, ".lab"), "w") as f:
         f.write(lab + "\n")
     n = sum(1 for parts in found.values() for p in parts if isinstance(p, dict) and p["lab"] == lab)

@@ -1,0 +1,92 @@
+"""The course labs (docs/labs/): `make grade` gives full marks here, and
+each lab's student copy (`make lab`) builds under -Werror, says
+`lab NAME: not implemented` and scores zero on its own tests without
+hanging.  With the reference solution put back (tools/lab.py fill) a copy
+is this tree again, byte for byte, so it scores what this tree scores."""
+import filecmp
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT
+
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+from lab import LABS, tracked_files  # noqa: E402
+
+PYTHON = "/usr/bin/python3"
+# A command that reaches each lab's code in a booted kernel.
+REACH = {"alarm": "alarm single", "jiffies": "uptime", "wheel": "alarm order",
+         "pit": "clockevent pit", "dyntick": "tick dyntick; idle 1", "tickless": "idle 1",
+         "hz": "power 1"}
+BUILD_PARTS = ["kernel", "drivers", "boot", "unit", "lull.elf", "timer_bench"]
+
+
+def grade(tree, lab=None, timeout=600):
+    out = os.path.join(tree, "grade.json")
+    args = [PYTHON, "tools/grade.py"] + ([lab] if lab else []) + ["--json", out]
+    p = subprocess.run(args, cwd=tree, capture_output=True, text=True, timeout=timeout)
+    with open(out) as f:
+        return p, json.load(f)
+
+
+def test_every_lab_scores_full_marks_here():
+    p, r = grade(ROOT, "all")
+    assert p.returncode == 0 and r["score"] == r["total"] > 0, p.stdout[-4000:]
+    assert set(r["labs"]) == set(LABS)
+
+
+def test_make_lab_needs_both_names(tmp_path):
+    p = subprocess.run(["make", "--no-print-directory", "lab", "LAB=alarm"], cwd=ROOT,
+                       capture_output=True, text=True)
+    assert p.returncode == 2 and p.stdout.startswith("usage: make lab LAB=NAME DIR=PATH")
+    p = subprocess.run(["make", "--no-print-directory", "lab", "LAB=nosuch", f"DIR={tmp_path}/x"],
+                       cwd=ROOT, capture_output=True, text=True)
+    assert p.returncode != 0 and "error: unknown lab 'nosuch'" in p.stderr
+
+
+@pytest.mark.parametrize("lab", list(LABS))
+def test_student_copy_scores_zero_then_is_this_tree_again(tmp_path, lab):
+    copy = str(tmp_path / lab)
+    p = subprocess.run(["make", "--no-print-directory", "lab", f"LAB={lab}", f"DIR={copy}", "GIT=1"],
+                       cwd=ROOT, capture_output=True, text=True)
+    assert p.returncode == 0, p.stdout + p.stderr
+    log = subprocess.run(["git", "-C", copy, "log", "--oneline"], capture_output=True, text=True).stdout
+    assert len(log.splitlines()) == 1, "a fresh history of one commit, none of lull's"
+    # This tree's objects, for speed: make rebuilds what the lab changed.
+    os.makedirs(os.path.join(copy, "build"))
+    for part in BUILD_PARTS:
+        src = os.path.join(ROOT, "build", part)
+        if os.path.isdir(src):
+            shutil.copytree(src, os.path.join(copy, "build", part), symlinks=True)
+        elif os.path.exists(src):
+            shutil.copy2(src, os.path.join(copy, "build", part))
+    for stamp in os.listdir(os.path.join(ROOT, "build")):
+        if stamp.startswith(".hz-"):
+            shutil.copy2(os.path.join(ROOT, "build", stamp), os.path.join(copy, "build", stamp))
+
+    p, r = grade(copy)                  # its .lab names the lab
+    assert list(r["labs"]) == [lab], r
+    assert r["score"] == 0 and r["total"] > 0 and p.returncode == 1, p.stdout[-4000:]
+    assert f"reminder: answer docs/labs/{lab}.md's questions in answers-{lab}.txt" in p.stdout
+
+    boot = subprocess.run(["qemu-system-i386", "-accel", "tcg", "-m", "128", "-display", "none",
+                           "-no-reboot", "-serial", "stdio", "-monitor", "none",
+                           "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04",
+                           "-icount", "shift=4,align=off,sleep=off", "-rtc", "clock=vm",
+                           "-kernel", os.path.join(copy, "build", "lull.elf"),
+                           "-append", f'run="{REACH[lab]}"'],
+                          stdin=subprocess.DEVNULL, capture_output=True, timeout=120)
+    out = boot.stdout.decode("utf-8", "replace")
+    assert f"lab {lab}: not implemented" in out, out[-3000:]
+    assert "run: done, powering off" in out, "the stubbed kernel hung or crashed:\n" + out[-3000:]
+
+    p = subprocess.run([PYTHON, os.path.join(ROOT, "tools", "lab.py"), "fill", copy],
+                       capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    differ = [f for f in tracked_files(ROOT)
+              if not filecmp.cmp(os.path.join(ROOT, f), os.path.join(copy, f), shallow=False)]
+    assert differ == [], f"with the solution back, these still differ: {differ}"
