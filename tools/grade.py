@@ -59,7 +59,7 @@ def main():
             print(f"error: unknown lab '{l}' (labs: {' '.join(LABS)})")
             return 2
 
-    mk = subprocess.run(["make", "--no-print-directory", "-s", "all"], cwd=ROOT,
+    mk = subprocess.run(["make", "--no-print-directory", "-s", f"-j{os.cpu_count() or 1}", "all"], cwd=ROOT,
                         capture_output=True, text=True)
     if mk.returncode != 0:
         print(mk.stdout[-3000:] + mk.stderr[-3000:])

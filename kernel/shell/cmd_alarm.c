@@ -34,6 +34,7 @@
 #include "shell/commands.h"
 #include "shell/shell.h"
 #include "time/arch.h"
+#include "time/hrtimer.h"
 #include "time/jiffies.h"
 #include "time/timekeeping.h"
 #include "time/wakeups.h"
@@ -42,6 +43,7 @@
 #define ALARM_WAKES_MAX     64u
 #define ALARM_LATE_TICKS    1u      /* a wakeup may come one tick late, never early */
 #define ALARM_BACKWARDS     100     /* `negative`: Pintos sleeps -100 ticks */
+#define ALARM_GUARD_SLACK_S 2u      /* the guard: twice the longest run, plus this */
 
 struct alarm_test {
 	const char *name;
@@ -74,6 +76,17 @@ static struct alarm_wake wakes[ALARM_WAKES_MAX];
 /* Woken sleepers' ids, queued by their callbacks for the loop below. */
 static volatile unsigned queue[ALARM_SLEEPERS_MAX];
 static volatile unsigned queued, taken;
+/* A sleeper that never wakes (a broken wheel, or a lab's stub) must not
+ * hang the shell: an hrtimer, which jiffies do not drive, ends the wait. */
+static struct hrtimer guard;
+static volatile bool guard_fired;
+
+static enum hrtimer_restart guard_fire(struct hrtimer *t)
+{
+	UNUSED(t);
+	guard_fired = true;
+	return HRTIMER_NORESTART;
+}
 
 static void alarm_notify(struct sleeper *s)
 {
@@ -93,6 +106,14 @@ static int run_sleepers(const struct alarm_test *t)
 {
 	unsigned n = t->sleepers, total = n * t->sleeps, recorded = 0;
 	queued = taken = 0;
+	uint32_t longest = 0;
+	for (unsigned i = 0; i < n; i++)
+		longest = MAX(longest, t->ticks(i) * t->sleeps);
+	guard_fired = false;
+	hrtimer_init(&guard, guard_fire, "alarm guard");
+	if (hrtimer_start(&guard, ktime_get_ns() + 2 * (uint64_t)longest * (NSEC_PER_SEC / tick_hz) +
+	                  ALARM_GUARD_SLACK_S * NSEC_PER_SEC) < 0)
+		return -ENOSPC;
 	for (unsigned i = 0; i < n; i++) {
 		sleepers[i] = (struct alarm_sleeper){ .id = i, .ticks = t->ticks(i) };
 		sleeper_init(&sleepers[i].s, alarm_notify);
@@ -108,10 +129,11 @@ static int run_sleepers(const struct alarm_test *t)
 	}
 	arch_irq_restore(f);
 	while (recorded < total) {
-		wait_event(queued != taken || console_interrupted());
+		wait_event(queued != taken || console_interrupted() || guard_fired);
 		if (queued == taken) {
 			cancel_all(n);
-			return -EINTR;
+			hrtimer_cancel(&guard);
+			return guard_fired ? -ETIMEDOUT : -EINTR;
 		}
 		struct alarm_sleeper *a = &sleepers[queue[taken % ALARM_SLEEPERS_MAX]];
 		taken++;
@@ -121,10 +143,12 @@ static int run_sleepers(const struct alarm_test *t)
 			int rc = sleeper_arm(&a->s, a->ticks);
 			if (rc < 0) {
 				cancel_all(n);
+				hrtimer_cancel(&guard);
 				return rc;
 			}
 		}
 	}
+	hrtimer_cancel(&guard);
 	return (int)recorded;
 }
 
@@ -208,7 +232,9 @@ int cmd_alarm(int argc, char **argv)
 		int n = run_sleepers(t);
 		if (n == -EINTR)
 			return n;
-		if (n < 0) {
+		if (n == -ETIMEDOUT) {
+			failed = "a sleeper never woke (the wait gave up)";
+		} else if (n < 0) {
 			kprintf("error: sleeper_arm returned %d\n", n);
 			failed = "a sleeper could not be armed";
 		} else {
