@@ -124,6 +124,7 @@ static int run_sleepers(const struct alarm_test *t)
 		if (rc < 0) {
 			arch_irq_restore(f);
 			cancel_all(i);
+			hrtimer_cancel(&guard);
 			return rc;
 		}
 	}
