@@ -41,7 +41,7 @@ class Boot:
         return self.log[-n:]
 
 
-def boot(commands, append="", timeout=120, extra=(), icount=True):
+def boot(commands, append="", timeout=30, extra=(), icount=True):
     """Boot lull, run `commands` (a list) at the prompt, return a Boot."""
     assert os.path.exists(ELF), f"{ELF} is missing: `make` first"
     run = "; ".join(commands)

@@ -10,7 +10,7 @@ from conftest import boot, idle_rate
 
 @pytest.fixture(scope="module")
 def ktap():
-    b = boot([], append="selftest", timeout=180)
+    b = boot([], append="selftest", timeout=60)
     return b.log
 
 
