@@ -9,6 +9,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 
 import pytest
 
@@ -26,11 +27,12 @@ BUILD_PARTS = ["kernel", "drivers", "boot", "unit", "lull.elf", "timer_bench"]
 
 
 def grade(tree, lab=None, timeout=600):
-    out = os.path.join(tree, "grade.json")
-    args = [PYTHON, "tools/grade.py"] + ([lab] if lab else []) + ["--json", out]
-    p = subprocess.run(args, cwd=tree, capture_output=True, text=True, timeout=timeout)
-    with open(out) as f:
-        return p, json.load(f)
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "grade.json")      # not in the tree: it would show in git status
+        args = [PYTHON, "tools/grade.py"] + ([lab] if lab else []) + ["--json", out]
+        p = subprocess.run(args, cwd=tree, capture_output=True, text=True, timeout=timeout)
+        with open(out) as f:
+            return p, json.load(f)
 
 
 def test_every_lab_scores_full_marks_here():
