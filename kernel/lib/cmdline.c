@@ -97,7 +97,10 @@ void cmdline_parse(struct cmdline *cl, const char *line)
 			c = '?';
 			unprintable = true;
 		}
-		cl->text[i] = cl->words[i] = c;
+		cl->text[i] = c;
+		/* A tab or newline inside quotes stays in a word, which a
+		 * warning may print: as a space. */
+		cl->words[i] = is_space(c) ? ' ' : c;
 	}
 	if (unprintable) {
 		kprintf("cmdline: unprintable bytes, shown as '?'\n");
