@@ -45,7 +45,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LABS = {
     "alarm":    "sleeping without spinning: sleepers on the timer wheel",
     "jiffies":  "counting ticks across the 32-bit wrap",
-    "wheel":    "the cascading timer wheel: where a timer goes, and the cascade",
+    "wheel":    "the cascading timer wheel: add, cancel, expiry, cascade, next expiry",
     "pit":      "a clock event driver for the 8254 PIT",
     "dyntick":  "the 2005 patch: skip ticks on idle entry, catch up on wakeup",
     "tickless": "one-shot programming for the earliest timer",

@@ -94,6 +94,10 @@ struct timer_base {
 	 * unit tests and bench/timer_bench.c read it to compare the wheels'
 	 * cost per tick without a clock. */
 	uint32_t work;
+	/* Timers whose hard end a next-expiry query compared (list_min).  Only
+	 * counts up; the unit tests read it to check that a query's cost does
+	 * not grow with the number of pending timers. */
+	uint32_t looked;
 };
 
 /* Every CPU's wheel starts at `now` (the current jiffies): its base, the

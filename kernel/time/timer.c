@@ -189,18 +189,36 @@ static void wheel_rekey(struct timer_base *w, struct timer *t, uint32_t expires,
 	}
 }
 
+/* Timer t has just been unlinked from bucket b's list (interrupts off):
+ * keep what the wheel knows of b true without it. */
+static void bucket_forget(struct timer_base *w, unsigned b, const struct timer *t)
+{
+	/* LAB wheel: BEGIN
+	 * Besides its list, two things describe bucket b: its bit in
+	 * w->occupied (bucket_mark), which the next-expiry query and the run
+	 * trust to say "non-empty", and its cached earliest timer,
+	 * w->bucket_min[b] (NULL: not known, found again when next asked).
+	 * Make both true now that t is gone.
+	 */
+	if (w->bucket_min[b] == t)
+		w->bucket_min[b] = NULL;     /* unknown until asked */
+	if (w->bucket[b] == NULL)
+		bucket_mark(w, b, false);
+	/* LAB wheel: STUB
+	UNUSED(t);
+	lab_not_implemented("wheel");
+	w->bucket_min[b] = NULL;
+	   LAB wheel: END */
+}
+
 /* Take t off whatever list it is on: a bucket or the running list. */
 static void wheel_unlink(struct timer_base *w, struct timer *t)
 {
 	*t->pprev = t->next;
 	if (t->next)
 		t->next->pprev = t->pprev;
-	if (t->bucket != TIMER_BUCKET_RUNNING) {
-		if (w->bucket_min[t->bucket] == t)
-			w->bucket_min[t->bucket] = NULL;     /* unknown until asked */
-		if (w->bucket[t->bucket] == NULL)
-			bucket_mark(w, t->bucket, false);
-	}
+	if (t->bucket != TIMER_BUCKET_RUNNING)
+		bucket_forget(w, t->bucket, t);
 	t->next = NULL;
 	t->pprev = NULL;
 	w->count--;
@@ -327,12 +345,29 @@ void wheel_run_add(struct timer_base *w, struct timer *t)
 static void cascade_collect(struct timer_base *w, uint32_t j)
 {
 	wheel_cascade(w, j);
+	/* LAB wheel: BEGIN
+	 * Expiry.  After the cascade every timer due at j is in level 0's
+	 * bucket for j, and nothing else is.  Empty that bucket
+	 * (wheel_bucket_take) and hand each of its timers to wheel_run_add,
+	 * which puts it on the list timer_run_expired runs.
+	 */
 	struct timer *list = wheel_bucket_take(w, j % cascade_levels[0].size);
 	while (list) {
 		struct timer *t = list;
 		list = t->next;
 		wheel_run_add(w, t);
 	}
+	/* LAB wheel: STUB
+	lab_not_implemented("wheel");
+	for (unsigned b = 0; b < cascade_levels[0].size; b++) {
+		struct timer *list = wheel_bucket_take(w, b);
+		while (list) {
+			struct timer *t = list;
+			list = t->next;
+			wheel_run_add(w, t);
+		}
+	}
+	   LAB wheel: END */
 }
 
 const struct wheel_ops timer_cascade_ops = {
@@ -712,9 +747,9 @@ static bool hard_before(const struct timer_base *w, const struct timer *a, const
 }
 
 /* The earlier (by hard end) of `best` and every timer on list t. */
-static struct timer *list_min(const struct timer_base *w, struct timer *t, struct timer *best)
+static struct timer *list_min(struct timer_base *w, struct timer *t, struct timer *best)
 {
-	for (; t; t = t->next)
+	for (; t; t = t->next, w->looked++)
 		if (hard_before(w, t, best))
 			best = t;
 	return best;
@@ -738,6 +773,20 @@ static struct timer *list_min(const struct timer_base *w, struct timer *t, struc
  * max(start, hard), and the bucket's is max(start, its earliest hard). */
 static struct timer *wheel_earliest(struct timer_base *w, uint32_t *when)
 {
+	/* LAB wheel: BEGIN
+	 * The next-expiry query, exact and cheap: the pending timer with the
+	 * earliest hard end, and in *when the jiffy to wake at for it.  Start
+	 * from the running list (list_min).  Then, per level, visit the
+	 * occupied buckets in time order: level_scan finds the next one from
+	 * an index, and the header comment proves which index comes first
+	 * (k0) and what jiffy a bucket's block starts at.  Stop a level at
+	 * the first block starting after the best so far (the base's own
+	 * level-0 bucket, which holds overdue timers, is always looked at).
+	 * A bucket's earliest is w->bucket_min[b] (NULL: work it out with
+	 * list_min and keep it).  Compare as signed distances from the base.
+	 * On the level wheel (ops->runs_at_block_start) a timer cannot run
+	 * before its bucket's block start: wake at the later of the two.
+	 */
 	/* Asked from a callback: the timers still waiting to run count too. */
 	struct timer *best = list_min(w, w->running, NULL);
 	int32_t best_at = best ? (int32_t)(best->hard - w->base) : 0;   /* from the base */
@@ -772,6 +821,14 @@ static struct timer *wheel_earliest(struct timer_base *w, uint32_t *when)
 	}
 	*when = w->base + (uint32_t)best_at;
 	return best;
+	/* LAB wheel: STUB
+	lab_not_implemented("wheel");
+	struct timer *any = list_min(w, w->running, NULL);
+	for (unsigned b = 0; !any && b < WHEEL_BUCKETS; b++)
+		any = w->bucket[b];
+	*when = w->base;
+	return any;
+	   LAB wheel: END */
 }
 
 bool timer_next_expiry_on(unsigned cpu, uint32_t *expires, const char **name)

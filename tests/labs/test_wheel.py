@@ -1,6 +1,9 @@
-"""Lab wheel (docs/labs/wheel.md): cascade_bucket_for and wheel_cascade in
-kernel/time/timer.c, graded by the randomized reference-model unit tests
-(tests/unit/test_timer_wheel.c) and a booted kernel on the cascading wheel."""
+"""Lab wheel (docs/labs/wheel.md): in kernel/time/timer.c, where a timer
+goes (cascade_bucket_for), cancelling (bucket_forget), expiry and the
+cascade (cascade_collect, wheel_cascade) and the next-expiry query
+(wheel_earliest).  Graded by the randomized reference-model unit tests
+(tests/unit/test_timer_wheel.c), a counted next-expiry cost and a booted
+kernel on the cascading wheel."""
 import pytest
 
 from conftest import assert_unit, boot
@@ -8,12 +11,30 @@ from conftest import assert_unit, boot
 
 @pytest.mark.points(20)
 def test_against_the_reference_model():
+    """Random arms, re-arms, cancels and runs: the same timers fire on the
+    same jiffies as in a plain model, and every next-expiry answer is the
+    model's."""
     assert_unit("test_timer_wheel", "test_random_against_model", "test_random_nudges_against_model")
 
 
 @pytest.mark.points(10)
 def test_every_level_fires_on_its_exact_jiffy():
     assert_unit("test_timer_wheel", "test_exact_jiffy_every_level", "test_one_long_run_fires_all_in_order")
+
+
+@pytest.mark.points(10)
+def test_cancel_leaves_no_trace():
+    """Cancelled timers leave no occupied bucket behind; callbacks cancel
+    themselves and timers due in the same run."""
+    assert_unit("test_timer_wheel", "test_cancel_leaves_no_trace", "test_callback_deletes_itself",
+                "test_callback_deletes_others_due_same_run")
+
+
+@pytest.mark.points(10)
+def test_next_expiry_cost_is_flat():
+    """With 10^4 timers pending, a query compares a handful of them, not all
+    (struct timer_base's `looked`), and answers exactly."""
+    assert_unit("test_timer_wheel", "test_next_expiry_cost_is_flat")
 
 
 @pytest.mark.points(10)

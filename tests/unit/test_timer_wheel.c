@@ -252,9 +252,25 @@ static void run(uint32_t now)
 	check_model();
 }
 
+/* timer_wheel_init, even after a test failed inside a callback: cmocka's
+ * failure jumps out of timer_run_expired (callbacks run with the lock
+ * dropped), which leaves the wheel looking mid-run, and every later test
+ * would then stop at timer_wheel_init's "called from a timer callback"
+ * panic. */
+static void fresh_wheel(uint32_t base)
+{
+	struct timer_base *w = arch_timer_base(0);
+	w->in_run = false;
+	w->firing = NULL;
+	w->running = NULL;
+	running = false;
+	host_irqs_disabled = false;
+	timer_wheel_init(base);
+}
+
 static void start_at(uint32_t base)
 {
-	timer_wheel_init(base);
+	fresh_wheel(base);
 	timer_wheel_switch(kind);
 	jiffies_64 = base - 1;
 	model_base = base;
@@ -1061,7 +1077,7 @@ static void many_cb(struct timer *t)
 static uint32_t worst_tick_work(enum timer_wheel_kind k)
 {
 	rng_state = 77;
-	timer_wheel_init(0);
+	fresh_wheel(0);
 	timer_wheel_switch(k);
 	jiffies_64 = 0;
 	for (unsigned i = 0; i < MANY; i++) {
@@ -1103,7 +1119,7 @@ static void test_switch_keeps_every_timer(void **state)
 {
 	(void)state;
 	rng_state = 78;
-	timer_wheel_init(0xFFFFFFFFu - 5000);
+	fresh_wheel(0xFFFFFFFFu - 5000);
 	jiffies_64 = 0xFFFFFFFFu - 5001;
 	uint32_t now = 0xFFFFFFFFu - 5001;
 	for (unsigned i = 0; i < MANY; i++) {
@@ -1136,6 +1152,131 @@ static void test_switch_keeps_every_timer(void **state)
 		/* 200000 ahead is level 5 at most: 2^15 granularity. */
 		assert_true(many_fired_at[i] - many_soft[i] < 50 + (1u << 15));
 	}
+}
+
+/* Cancelling leaves no trace: after every timer is armed across all levels
+ * and then deleted, no occupancy bit is left set (a stale bit would send
+ * the run and the next-expiry query to an empty bucket) and the wheel
+ * reports nothing pending. */
+static void test_cancel_leaves_no_trace(void **state)
+{
+	(void)state;
+	rng_state = 79;
+	start_at(0xFFFFFFFFu - 1000);
+	for (unsigned round = 0; round < 20; round++) {
+		for (unsigned i = 0; i < NT; i++)
+			model_arm(&T[i], random_expiry());
+		/* Half of them re-armed once, so buckets empty out in every order. */
+		for (unsigned i = 0; i < NT; i += 2)
+			model_arm(&T[i], random_expiry());
+		for (unsigned i = 0; i < NT; i++)
+			model_del(&T[(i * 37 + round) % NT]);
+		check_model();
+		assert_int_equal(timer_count(), 0);
+		uint32_t next;
+		assert_false(timer_next_expiry(&next));
+		struct timer_base *w = arch_timer_base(0);
+		for (unsigned k = 0; k < ARRAY_SIZE(w->occupied); k++)
+			if (w->occupied[k]) {
+				print_error("occupancy word %u is %#x with every timer cancelled\n", k,
+				            w->occupied[k]);
+				fail();
+			}
+		run(model_base - 1 + 1 + rnd_below(5000));
+	}
+}
+
+/* The next-expiry query's cost does not grow with the number of pending
+ * timers: with 10^4 timers spread over every level, each query looks at
+ * (compares the hard end of) at most the timers of the buckets whose
+ * cached earliest changed since the last query, here a few, never all.
+ * Counted, not timed (struct timer_base's `looked`).  Each answer is also
+ * checked against a plain search of all the timers. */
+static void test_next_expiry_cost_is_flat(void **state)
+{
+	(void)state;
+	rng_state = 80;
+	fresh_wheel(1000);
+	timer_wheel_switch(TIMER_WHEEL_CASCADE);
+	jiffies_64 = 999;
+	for (unsigned i = 0; i < MANY; i++) {
+		timer_init(&many[i], many_cb, "many");
+		many_soft[i] = 1000 + 1 + rnd_below(1u << 24);
+		timer_mod(&many[i], many_soft[i]);
+	}
+	struct timer_base *w = arch_timer_base(0);
+	uint32_t next;
+	assert_true(timer_next_expiry(&next));          /* fills the caches */
+	uint32_t worst = 0, total = 0;
+	for (unsigned q = 0; q < 500; q++) {
+		/* Move one timer, or cancel the earliest: either can spoil one
+		 * bucket's cached earliest. */
+		unsigned i = rnd_below(MANY);
+		if (q % 2) {
+			bool found = false;
+			for (unsigned k = 0; k < MANY; k++)
+				if (timer_pending(&many[k]) && (!found || many_soft[k] - 1000 < many_soft[i] - 1000))
+					i = k, found = true;
+			timer_del(&many[i]);
+		} else {
+			many_soft[i] = 1000 + 1 + rnd_below(1u << 24);
+			timer_mod(&many[i], many_soft[i]);
+		}
+		uint32_t before = w->looked;
+		assert_true(timer_next_expiry(&next));
+		uint32_t cost = w->looked - before;
+		total += cost;
+		if (cost > worst)
+			worst = cost;
+		uint32_t want = 0;
+		bool any = false;
+		for (unsigned k = 0; k < MANY; k++)
+			if (timer_pending(&many[k]) && (!any || many_soft[k] - 1000 < want - 1000))
+				want = many_soft[k], any = true;
+		assert_true(any);
+		assert_int_equal(next, want);
+	}
+	print_message("next expiry with %u timers pending: worst %u, mean %u timers looked at\n",
+	              MANY, worst, total / 500);
+	/* A level-1 bucket holds ~2^8/2^24 of them, a level-2 bucket ~2^14/2^24,
+	 * a level-3 bucket ~2^20/2^24 (625): one such walk at most. */
+	assert_true(worst <= MANY / 8);
+	assert_true(total / 500 <= MANY / 50);
+	for (unsigned k = 0; k < MANY; k++)
+		timer_del(&many[k]);
+
+	/* All of them in one crowded bucket (level 2's for jiffies 3 * 2^14
+	 * .. 4 * 2^14 - 1), the earliest at its end.  Moving the others inside
+	 * the bucket keeps its cached earliest, so a query looks at almost
+	 * nothing; walking the bucket each time would be 10^4 a query. */
+	fresh_wheel(0);
+	timer_wheel_switch(TIMER_WHEEL_CASCADE);
+	jiffies_64 = 0;
+	uint32_t lo = 3u << 14, span = 1u << 14;
+	for (unsigned i = 0; i < MANY; i++) {
+		many_soft[i] = lo + rnd_below(span - 1);
+		timer_mod(&many[i], many_soft[i]);
+	}
+	assert_true(timer_next_expiry(&next));
+	total = 0;
+	for (unsigned q = 0; q < 500; q++) {
+		unsigned i = rnd_below(MANY);
+		many_soft[i] = lo + rnd_below(span - 1);
+		timer_mod(&many[i], many_soft[i]);
+		uint32_t before = w->looked;
+		assert_true(timer_next_expiry(&next));
+		total += w->looked - before;
+		uint32_t want = many_soft[0];
+		for (unsigned k = 1; k < MANY; k++)
+			if (many_soft[k] < want)
+				want = many_soft[k];
+		assert_int_equal(next, want);
+	}
+	print_message("next expiry, %u timers in one bucket: %u timers looked at in 500 queries\n",
+	              MANY, total);
+	assert_true(total <= 4 * MANY);
+	for (unsigned k = 0; k < MANY; k++)
+		timer_del(&many[k]);
 }
 
 static unsigned switches_refused;
@@ -1225,6 +1366,8 @@ int main(void)
 		cmocka_unit_test(test_long_skip_is_fast),
 		cmocka_unit_test(test_count_and_for_each),
 		cmocka_unit_test(test_worst_tick_cascade_spikes_level_flat),
+		cmocka_unit_test(test_cancel_leaves_no_trace),
+		cmocka_unit_test(test_next_expiry_cost_is_flat),
 		cmocka_unit_test(test_switch_keeps_every_timer),
 		cmocka_unit_test(test_switch_from_callback_panics),
 		cmocka_unit_test_setup_teardown(test_level_forwards_a_stale_base, on_level_wheel, on_cascade_wheel),
