@@ -195,17 +195,18 @@ static void program_busy_oneshot(struct tick_cpu *tc, uint64_t now)
 }
 
 /* Start the device ticking for the current mode. */
-static void start_device(struct tick_cpu *tc)
+static int start_device(struct tick_cpu *tc)
 {
 	uint64_t now = ktime_get_ns();
 	tc->stopped = false;
 	tc->programmed_ns = 0;
 	if (tc->mode == TICK_MODE_TICKLESS) {
-		clockevents_set_oneshot(tc->dev);
-		program_busy_oneshot(tc, now);
-	} else {
-		clockevents_set_periodic(tc->dev, tc->hz);
+		int ret = clockevents_set_oneshot(tc->dev);
+		if (ret == 0)
+			program_busy_oneshot(tc, now);
+		return ret;
 	}
+	return clockevents_set_periodic(tc->dev, tc->hz);
 }
 
 /* The tick device's interrupt. */
@@ -356,27 +357,52 @@ struct clock_event_device *tick_choose_device(enum tick_mode mode, const char **
 /* ----------------------------------------------- switching things */
 
 /* Stop the old device, start the new one, in `mode`, on this CPU.
- * Interrupts off. */
-void tick_switch(struct tick_cpu *tc, struct clock_event_device *dev, enum tick_mode mode)
+ * Interrupts off.  A device that refuses the mode (its driver's
+ * set_periodic or set_oneshot fails) is not kept: a tick device that
+ * never interrupts would leave the CPU halted for good.  The old device
+ * and mode come back, and the driver's error is returned. */
+int tick_switch(struct tick_cpu *tc, struct clock_event_device *dev, enum tick_mode mode)
 {
 	uint64_t now = timekeeping_update();
-	if (tc->dev) {
+	struct clock_event_device *old = tc->dev;
+	enum tick_mode old_mode = tc->mode;
+	if (old) {
 		tick_update_jiffies(tc, now);
-		if (tc->dev != dev)
-			clockevents_shutdown(tc->dev);
+		if (old != dev)
+			clockevents_shutdown(old);
 	}
 	tc->dev = dev;
 	tc->mode = mode;
 	dev->event_handler = tick_handle_event;
-	start_device(tc);
+	int ret = start_device(tc);
+	if (ret != 0 && old) {
+		if (old != dev)
+			clockevents_shutdown(dev);
+		tc->dev = old;
+		tc->mode = old_mode;
+		start_device(tc);
+	}
 	tc->softirq_pending = true;
+	return ret;
 }
 
-/* The boot CPU's tick changed: switch, then the other CPUs follow. */
-static void switch_to(struct tick_cpu *tc, struct clock_event_device *dev, enum tick_mode mode)
+/* The boot CPU's tick changes: switch; if that worked, the other CPUs
+ * follow. */
+static int switch_to(struct tick_cpu *tc, struct clock_event_device *dev, enum tick_mode mode)
 {
-	tick_switch(tc, dev, mode);
-	tick_changed();
+	int ret = tick_switch(tc, dev, mode);
+	if (ret == 0)
+		tick_changed();
+	return ret;
+}
+
+/* Say in one line why the tick did not move to dev. */
+static void report_refusal(const struct tick_cpu *tc, const struct clock_event_device *dev,
+                           enum tick_mode mode, int err)
+{
+	kprintf("error: %s refused the %s tick (error %d): the tick stays %s on %s\n",
+	        dev->name, mode_names[mode], err, mode_names[tc->mode],
+	        tc->dev ? tc->dev->name : "(none)");
 }
 
 bool tick_skipping_suitable(void)
@@ -397,14 +423,14 @@ bool tick_mode_allowed(enum tick_mode mode, bool verbose)
 	return true;
 }
 
-/* Say in one line when a mode switch moves the tick to another device. */
-static void announce_move(const struct tick_cpu *tc, const struct clock_event_device *dev,
+/* Say in one line when a mode switch has moved the tick to another device. */
+static void announce_move(const struct clock_event_device *old, const struct clock_event_device *dev,
                           enum tick_mode mode, const char *why)
 {
-	if (!tc->dev || tc->dev == dev)
+	if (!old || old == dev)
 		return;
 	kprintf("tick: %s now on %s, not %s (%s)\n", mode_names[mode], dev->name,
-	        tc->dev->name, why);
+	        old->name, why);
 }
 
 int tick_set_mode(enum tick_mode mode)
@@ -418,10 +444,15 @@ int tick_set_mode(enum tick_mode mode)
 		kprintf("error: no clock event device can run %s\n", mode_names[mode]);
 		return -ENODEV;
 	}
-	announce_move(tc, dev, mode, why);
+	struct clock_event_device *old = tc->dev;
 	unsigned long f = arch_irq_save();
-	switch_to(tc, dev, mode);
+	int ret = switch_to(tc, dev, mode);
 	arch_irq_restore(f);
+	if (ret != 0) {
+		report_refusal(tc, dev, mode, ret);
+		return ret;
+	}
+	announce_move(old, dev, mode, why);
 	return 0;
 }
 
@@ -443,11 +474,15 @@ int tick_set_device(const char *name)
 		        clocksource_current()->name, driver, driver);
 		return -EINVAL;
 	}
+	unsigned long f = arch_irq_save();
+	int ret = switch_to(tc, dev, tc->mode);
+	arch_irq_restore(f);
+	if (ret != 0) {
+		report_refusal(tc, dev, tc->mode, ret);
+		return ret;
+	}
 	/* The user's choice sticks: later mode switches come back to it. */
 	clockevents_set_preferred(dev->name);
-	unsigned long f = arch_irq_save();
-	switch_to(tc, dev, tc->mode);
-	arch_irq_restore(f);
 	return 0;
 }
 

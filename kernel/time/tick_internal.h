@@ -44,8 +44,10 @@ void tick_program_oneshot(struct tick_cpu *tc, uint64_t expires, uint64_t now);
 void tick_note_latency(struct tick_cpu *tc, uint64_t now);
 
 /* Stop this CPU's old tick device and run `mode` on `dev` (interrupts
- * off): the boot CPU's switches, and each AP following them. */
-void tick_switch(struct tick_cpu *tc, struct clock_event_device *dev, enum tick_mode mode);
+ * off): the boot CPU's switches, and each AP following them.  0, or the
+ * driver's error if dev refused the mode: then the old device and mode
+ * run again. */
+int tick_switch(struct tick_cpu *tc, struct clock_event_device *dev, enum tick_mode mode);
 
 /* The device called `name` if it is registered and can run `mode`. */
 struct clock_event_device *tick_device_for(enum tick_mode mode, const char *name);

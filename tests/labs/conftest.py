@@ -42,8 +42,12 @@ class Boot:
 
 
 def boot(commands, append="", timeout=30, extra=(), icount=True):
-    """Boot lull, run `commands` (a list) at the prompt, return a Boot."""
+    """Boot lull, run `commands` (a list) at the prompt, return a Boot.
+    The tick rate is HZ=250 unless `append` names one: the graded figures
+    do not depend on the HZ the tree was built with (`make HZ=1000`)."""
     assert os.path.exists(ELF), f"{ELF} is missing: `make` first"
+    if not re.search(r"(^|\s)hz=", append):
+        append = f"hz=250 {append}"
     run = "; ".join(commands)
     args = ["qemu-system-i386", "-accel", "tcg", "-m", "128", "-display", "none", "-no-reboot",
             "-serial", "stdio", "-monitor", "none",

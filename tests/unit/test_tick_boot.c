@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
 #include "cmdline.h"
@@ -68,6 +69,16 @@ static void boot(struct clocksource *cs, struct clock_event_device **devs, const
 	tick_init();
 	host_irqs_disabled = false;
 }
+
+/* A driver that cannot program its chip (a lab's stub, or hardware
+ * that went away): every mode fails. */
+static int refuse_periodic(struct clock_event_device *d, unsigned hz) { (void)d, (void)hz; return -ENOSYS; }
+static int refuse_oneshot(struct clock_event_device *d) { (void)d; return -ENOSYS; }
+static struct clock_event_device broken = {
+	.name = "broken", .rating = 10, .features = BOTH, .freq_hz = 1000000000,
+	.min_delta_ticks = 1000, .max_delta_ticks = 10000000000ull, .irq = -1,
+	.set_periodic = refuse_periodic, .set_oneshot = refuse_oneshot,
+	.set_next_event = fake_next, .shutdown = fake_shutdown };
 
 static struct clock_event_device *qemu_devices[] = { &pit, &lapic, NULL };
 static struct clock_event_device *bochs_devices[] = { &pit, &lapic, &deadline, NULL };
@@ -248,6 +259,45 @@ static void test_dyntick_option_leaves_tickless_to_the_best(void **state)
 	assert_running(TICK_MODE_PERIODIC, &pit);                  /* the patch's tick */
 }
 
+/* A device that refuses the mode is not kept (the CPU would halt with no
+ * tick to wake it): the tick stays where it was, the error says why, and
+ * the refused device is not remembered as the user's choice. */
+static void test_a_device_that_refuses_is_not_kept(void **state)
+{
+	(void)state;
+	static struct clock_event_device *devs[] = { &pit, &lapic, &broken, NULL };
+	boot(&continuous_cs, devs, "");
+	assert_running(TICK_MODE_TICKLESS, &lapic);
+	for (int mode = TICK_MODE_PERIODIC; mode <= TICK_MODE_TICKLESS; mode++) {
+		assert_int_equal(tick_set_mode((enum tick_mode)mode), 0);
+		const char *name = mode == TICK_MODE_PERIODIC ? "periodic" :
+		                   mode == TICK_MODE_DYNTICK ? "dyntick" : "tickless";
+		host_kprintf_log[0] = '\0';
+		assert_int_equal(tick_set_device("broken"), -ENOSYS);
+		assert_running((enum tick_mode)mode, &lapic);
+		char want[160];
+		snprintf(want, sizeof(want), "error: broken refused the %s tick (error -38): "
+		         "the tick stays %s on lapic\n", name, name);
+		assert_string_equal(host_kprintf_log, want);
+		assert_int_equal(lapic.state, mode == TICK_MODE_TICKLESS ? CLOCK_EVT_STATE_ONESHOT
+		                                                         : CLOCK_EVT_STATE_PERIODIC);
+	}
+	/* Not the user's choice: the next switch still takes the best. */
+	assert_int_equal(tick_set_mode(TICK_MODE_PERIODIC), 0);
+	assert_running(TICK_MODE_PERIODIC, &lapic);
+	/* The device works again: it is taken. */
+	broken.set_periodic = fake_periodic;
+	assert_int_equal(tick_set_device("broken"), 0);
+	assert_running(TICK_MODE_PERIODIC, &broken);
+	/* A mode it cannot start goes back to the old mode on it. */
+	host_kprintf_log[0] = '\0';
+	assert_int_equal(tick_set_mode(TICK_MODE_TICKLESS), -ENOSYS);
+	assert_running(TICK_MODE_PERIODIC, &broken);
+	assert_string_equal(host_kprintf_log, "error: broken refused the tickless tick (error -38): "
+	                                      "the tick stays periodic on broken\n");
+	broken.set_periodic = refuse_periodic;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -258,6 +308,7 @@ int main(void)
 		cmocka_unit_test(test_init_failed_when_no_device_can_run_dyntick),
 		cmocka_unit_test(test_each_mode_takes_its_device_and_says_when_it_moves),
 		cmocka_unit_test(test_dyntick_option_leaves_tickless_to_the_best),
+		cmocka_unit_test(test_a_device_that_refuses_is_not_kept),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
