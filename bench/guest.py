@@ -68,8 +68,8 @@ class Guest:
         # suite's LULL_SMP must not change what the bench measures.
         if "-smp" not in extra:
             extra = ["-smp", "1"] + list(extra)
-        args = qemu_args(elf=kernel, iso=iso, append=append, cpu=cpu, icount=icount, extra=extra)
-        args[0] = qemu
+        args = qemu_args(elf=kernel, iso=iso, append=append, cpu=cpu, icount=icount, extra=extra,
+                         qemu=qemu)
         args[args.index("-accel") + 1] = accel
         self.prompt = prompt
         t0 = time.monotonic()

@@ -44,7 +44,7 @@ import time
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 sys.path.insert(0, os.path.join(ROOT, "tests", "system"))
-from conftest import BUILD, ELF, Lull, qemu_args  # noqa: E402
+from conftest import BUILD, ELF, Lull, icount_host_cpu, qemu_args  # noqa: E402
 from test_drift import RTC_VM, rtc_edge  # noqa: E402
 
 ICOUNT_SHIFT = 4
@@ -96,9 +96,7 @@ class Soak:
     def __init__(self, mode, log_path, hz=None, smp=1, host_cpu=None):
         self.mode, self.hz = mode, hz
         args = qemu_args(elf=ELF, append="", icount=ICOUNT_SHIFT,
-                         extra=RTC_VM + ["-smp", str(smp)])
-        if host_cpu is not None:
-            args = ["taskset", "-c", str(host_cpu)] + args
+                         extra=RTC_VM + ["-smp", str(smp)], host_cpu=host_cpu)
         self.vm = Lull(args, log_path, 60)
         self.vm.wait_prompt(60)
         self.last_ns = 0
@@ -263,11 +261,6 @@ def summary_table(results, hours):
     return "\n".join(lines) + "\n"
 
 
-def default_host_cpu():
-    """The last host CPU this process may use: QEMU and its threads go there."""
-    return max(os.sched_getaffinity(0))
-
-
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--hours", type=int, default=24, help="guest hours per mode (default 24)")
@@ -276,7 +269,7 @@ def main():
     p.add_argument("--smp", type=int, default=1, help="guest CPUs (default 1)")
     p.add_argument("--cpu", type=int, default=None, help="host CPU to pin QEMU to (default: the last)")
     a = p.parse_args()
-    host_cpu = default_host_cpu() if a.cpu is None else a.cpu
+    host_cpu = icount_host_cpu() if a.cpu is None else a.cpu
     out_dir = os.path.join(BUILD, "soak")
     os.makedirs(out_dir, exist_ok=True)
     rev = subprocess.run(["git", "-C", ROOT, "describe", "--always", "--dirty"],

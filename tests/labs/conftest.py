@@ -18,6 +18,10 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 BUILD = os.environ.get("BUILD", "build")
 ELF = os.path.join(ROOT, BUILD, "lull.elf")
 ICOUNT = ["-icount", "shift=4,align=off,sleep=off", "-rtc", "clock=vm,base=2026-01-01T00:00:00"]
+# An -icount boot runs on one host CPU: with QEMU's vCPU thread and main
+# loop on two, a wakeup now and then comes some instructions late
+# (icount_pin in tests/system/conftest.py tells why).
+PIN = ["taskset", "-c", str(max(os.sched_getaffinity(0)))]
 
 
 def pytest_configure(config):
@@ -54,6 +58,7 @@ def boot(commands, append="", timeout=30, extra=(), icount=True):
             "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04",
             "-kernel", ELF, "-append", f'{append} run="{run}"'.strip()]
     args += (ICOUNT if icount else ["-rtc", "clock=vm"]) + list(extra)
+    args = (PIN if icount else []) + args
     try:
         p = subprocess.run(args, stdin=subprocess.DEVNULL, capture_output=True, timeout=timeout)
         log, done = p.stdout.decode("utf-8", "replace"), True

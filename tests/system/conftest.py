@@ -210,9 +210,40 @@ def boot_cpu_wakeups(vm):
     return "wakeups" if vm.cpus == 1 else "wakeups 0"
 
 
+def icount_host_cpu():
+    """The host CPU an -icount boot is pinned to: the last this process may
+    use (tools/soak.py picks the same one)."""
+    return max(os.sched_getaffinity(0))
+
+
+def icount_pin(host_cpu=None):
+    """The command prefix that pins an -icount boot to one host CPU.
+
+    QUIRK: under -icount sleep=off, QEMU 7.2's single vCPU thread counts the
+    instructions of its last slice into the virtual clock only after it
+    leaves the slice (icount_process_data, outside the big lock), but the
+    HLT that ends the slice has already marked the CPU halted.  A main loop
+    running on another host CPU in that window sees every CPU idle, reads
+    the clock without those instructions, and warps it to the next deadline
+    plus them: the guest wakes that many instructions late (up to ~1400, a
+    22 us latency sample, in dyntick on the PIT, where the main loop is
+    awake because idle entry has just reprogrammed the PIT).  How often
+    depends on the host: here 11 of 40 repeats of one such boot differed.
+    On one host CPU the two threads never run at once: the main loop could
+    look only if the vCPU thread were preempted inside that window of about
+    a microsecond.  0 of 40 in each tick mode, 0 of 120 for the bench's boot, half of
+    them with a busy loop on that CPU.  It also halves the host time of a
+    wakeup (docs/robustness.md, "QEMU's icount race")."""
+    cpu = icount_host_cpu() if host_cpu is None else host_cpu
+    return ["taskset", "-c", str(cpu)]
+
+
 def qemu_args(elf=ELF, iso=None, append=None, machine=None, cpu=None,
-              icount=None, extra=(), monitor=None, memory=128):
-    args = ["qemu-system-i386", "-accel", ACCEL, "-m", str(memory),
+              icount=None, extra=(), monitor=None, memory=128, qemu="qemu-system-i386",
+              host_cpu=None):
+    """QEMU's command line for one boot; under -icount it runs pinned to one
+    host CPU (icount_pin: `host_cpu`, or the last this process may use)."""
+    args = [qemu, "-accel", ACCEL, "-m", str(memory),
             "-display", "none", "-no-reboot",
             # signal=off: a Ctrl-C typed in a test goes to lull, not QEMU.
             "-chardev", "stdio,id=console,signal=off", "-serial", "chardev:console",
@@ -239,7 +270,8 @@ def qemu_args(elf=ELF, iso=None, append=None, machine=None, cpu=None,
     smp = os.environ.get("LULL_SMP")
     if smp and "-smp" not in extra and machine != "isapc":
         args += ["-smp", smp]
-    return args + list(extra)
+    args += list(extra)
+    return args if icount is None else icount_pin(host_cpu) + args
 
 
 @pytest.hookimpl(hookwrapper=True, tryfirst=True)

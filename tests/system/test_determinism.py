@@ -218,56 +218,18 @@ def run_to_file(mode, path):
         qemu.wait()
 
 
-LATENCY_BLOCK = re.compile(r"^latency: n=\d+ period=\d+us [^\n]*\n(?:\s+\d+-\d+\s+us\s+\d+[^\n]*\n)*", re.M)
-
-
-def latency_block(text):
-    """The `latency` line's figures and its histogram's bins {range: count}."""
-    m = LATENCY_BLOCK.search(text)
-    if not m:
-        return None
-    block = m.group(0)
-    head = re.match(r"latency: n=(\d+) period=(\d+)us min=(\d+) avg=([\d.]+) p50=(\d+) p99=(\d+) "
-                    r"max=(\d+)", block)
-    figures = dict(zip(["n", "period", "min", "avg", "p50", "p99", "max"],
-                       (float(x) for x in head.groups())))
-    bins = {b.group(1): int(b.group(2)) for b in re.finditer(r"^\s+(\d+-\d+)\s+us\s+(\d+)", block, re.M)}
-    return figures, bins
-
-
 @pytest.mark.parametrize("mode", ["tickless", "dyntick", "periodic"])
 def test_a_run_without_input_is_identical(mode, tmp_path):
     logs = [run_to_file(mode, str(tmp_path / f"run{i}.log")) for i in range(2)]
     assert re.search(r"latency: n=2000 period=1000us min=\d+ avg=[\d.]+ p50=\d+", logs[0]), logs[0]
     assert re.search(r"idle 10\.\d+ s: \d+ wakeups", logs[0]), logs[0]
-    # Byte for byte up to the last command; its `wakeups` (counted up to the
-    # instant it runs, after the rest was printed) within two per cause and
-    # in all: one CI run on a loaded machine found `tick` two apart there
-    # (not explained; docs/robustness.md, "Known, not yet explained").
-    heads = [log[:log.rindex("lull> wakeups")] for log in logs]
-    # Not yet explained: in full-suite runs only (never alone in 20
-    # tries) one latency sample of the 2000 has come out a few us apart,
-    # all else equal: in dyntick (average 3096.1 against 3096.2) and, on a
-    # fresh CI machine, in tickless (58.0 against 58.1, one sample moved
-    # from the 32-64 us bin to 64-128); with the serial line on a file, so
-    # not the pty's pace.  QEMU promises icount only "a degree of
-    # deterministic execution".  So the latency block is compared in
-    # numbers, a sample or two and 0.2 us of average apart at most, and
-    # every other byte exactly; docs/robustness.md.
-    lat = [latency_block(h) for h in heads]
-    assert all(lat), heads
-    (fa, ba), (fb, bb) = lat
-    assert (fa["n"], fa["period"]) == (fb["n"], fb["period"]), (fa, fb)
-    assert all(abs(fa[k] - fb[k]) <= 2 for k in ("min", "p50", "p99")), (fa, fb)
-    # The max is one sample: the one that moves may be it (seen in tickless:
-    # 42 against 25 us, all else equal).  The bins below bound how many moved.
-    assert abs(fa["avg"] - fb["avg"]) <= 0.2, (fa, fb)
-    assert all(abs(ba.get(k, 0) - bb.get(k, 0)) <= 2 for k in set(ba) | set(bb)), (ba, bb)
-    heads = [LATENCY_BLOCK.sub("latency: ~\n", h) for h in heads]
-    if heads[0] != heads[1]:
-        a, b = heads[0].splitlines(), heads[1].splitlines()
-        first = next(i for i, (x, y) in enumerate(zip(a, b)) if x != y)
-        raise AssertionError(f"the runs part at line {first}:\n{a[first]}\n{b[first]}")
-    ca, cb = (causes(log[log.rindex("lull> wakeups"):]) for log in logs)
-    assert all(abs(ca.get(k, 0) - cb.get(k, 0)) <= 2 for k in set(ca) | set(cb)), (ca, cb)
-    assert abs(sum(ca.values()) - sum(cb.values())) <= 2, (ca, cb)
+    # Byte for byte, the last command's `wakeups` included.  Each boot runs
+    # on one host CPU (conftest.icount_pin): on two, QEMU's main loop now and
+    # then warped the clock past a deadline while the vCPU thread had not yet
+    # counted its last instructions, and one latency sample of the 2000 came
+    # out late by those instructions (dyntick: 11 of 40 runs differed from the
+    # most common log; pinned, 0 of 40 in each mode; docs/robustness.md).
+    if logs[0] != logs[1]:
+        a, b = logs[0].splitlines(), logs[1].splitlines()
+        first = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+        raise AssertionError(f"the runs part at line {first}:\n{a[first:first + 1]}\n{b[first:first + 1]}")

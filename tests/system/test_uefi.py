@@ -39,8 +39,7 @@ def uefi(request):
         mon = os.path.join(tmp, f"mon{len(vms)}.sock") if monitor else None
         if bits == 64:
             args = qemu_args(iso=ISO, machine="q35", extra=["-bios", OVMF_CODE], memory=256,
-                             monitor=mon)
-            args[0] = QEMU_X86_64
+                             monitor=mon, qemu=QEMU_X86_64)
         else:
             # Debian's 32-bit OVMF is the Secure Boot build: SMM, and flash
             # in two parts (the Makefile's QEMU_UEFI32 says why).
