@@ -386,23 +386,20 @@ int tick_switch(struct tick_cpu *tc, struct clock_event_device *dev, enum tick_m
 	return ret;
 }
 
-/* The boot CPU's tick changes: switch; if that worked, the other CPUs
- * follow. */
+/* The boot CPU's tick changes, interrupts off: switch; if that worked,
+ * the other CPUs follow, and if the device refused, one line says so. */
 static int switch_to(struct tick_cpu *tc, struct clock_event_device *dev, enum tick_mode mode)
 {
+	unsigned long f = arch_irq_save();
 	int ret = tick_switch(tc, dev, mode);
 	if (ret == 0)
 		tick_changed();
+	arch_irq_restore(f);
+	if (ret != 0)
+		kprintf("error: %s refused the %s tick (error %d): the tick stays %s on %s\n",
+		        dev->name, mode_names[mode], ret, mode_names[tc->mode],
+		        tc->dev ? tc->dev->name : "(none)");
 	return ret;
-}
-
-/* Say in one line why the tick did not move to dev. */
-static void report_refusal(const struct tick_cpu *tc, const struct clock_event_device *dev,
-                           enum tick_mode mode, int err)
-{
-	kprintf("error: %s refused the %s tick (error %d): the tick stays %s on %s\n",
-	        dev->name, mode_names[mode], err, mode_names[tc->mode],
-	        tc->dev ? tc->dev->name : "(none)");
 }
 
 bool tick_skipping_suitable(void)
@@ -445,15 +442,10 @@ int tick_set_mode(enum tick_mode mode)
 		return -ENODEV;
 	}
 	struct clock_event_device *old = tc->dev;
-	unsigned long f = arch_irq_save();
 	int ret = switch_to(tc, dev, mode);
-	arch_irq_restore(f);
-	if (ret != 0) {
-		report_refusal(tc, dev, mode, ret);
-		return ret;
-	}
-	announce_move(old, dev, mode, why);
-	return 0;
+	if (ret == 0)
+		announce_move(old, dev, mode, why);
+	return ret;
 }
 
 int tick_set_device(const char *name)
@@ -474,16 +466,11 @@ int tick_set_device(const char *name)
 		        clocksource_current()->name, driver, driver);
 		return -EINVAL;
 	}
-	unsigned long f = arch_irq_save();
 	int ret = switch_to(tc, dev, tc->mode);
-	arch_irq_restore(f);
-	if (ret != 0) {
-		report_refusal(tc, dev, tc->mode, ret);
-		return ret;
-	}
 	/* The user's choice sticks: later mode switches come back to it. */
-	clockevents_set_preferred(dev->name);
-	return 0;
+	if (ret == 0)
+		clockevents_set_preferred(dev->name);
+	return ret;
 }
 
 /* Re-express a wheel timer's expiry at the new rate: the same deadline in

@@ -1071,6 +1071,22 @@ static void many_cb(struct timer *t)
 	many_fired_at[i] = timer_wheel_base() - 1;
 }
 
+/* Arm all MANY timers, each at lo + rnd_below(span) (kept in many_soft). */
+static void arm_many(uint32_t lo, uint32_t span)
+{
+	for (unsigned i = 0; i < MANY; i++) {
+		timer_init(&many[i], many_cb, "many");
+		many_soft[i] = lo + rnd_below(span);
+		timer_mod(&many[i], many_soft[i]);
+	}
+}
+
+static void del_many(void)
+{
+	for (unsigned i = 0; i < MANY; i++)
+		timer_del(&many[i]);
+}
+
 /* 10^4 timers 2^14 .. 2^20 jiffies ahead; the worst work (timers moved
  * or taken to run, struct timer_base's `work`) of one tick over the next
  * 2^15 jiffies.  Deterministic: work is counted, not timed. */
@@ -1080,10 +1096,7 @@ static uint32_t worst_tick_work(enum timer_wheel_kind k)
 	fresh_wheel(0);
 	timer_wheel_switch(k);
 	jiffies_64 = 0;
-	for (unsigned i = 0; i < MANY; i++) {
-		timer_init(&many[i], many_cb, "many");
-		timer_mod(&many[i], (1u << 14) + rnd_below((1u << 20) - (1u << 14)));
-	}
+	arm_many(1u << 14, (1u << 20) - (1u << 14));
 	struct timer_base *w = arch_timer_base(0);
 	uint32_t worst = 0;
 	for (uint32_t j = 0; j < (1u << 15); j++) {
@@ -1093,8 +1106,7 @@ static uint32_t worst_tick_work(enum timer_wheel_kind k)
 		if (w->work - before > worst)
 			worst = w->work - before;
 	}
-	for (unsigned i = 0; i < MANY; i++)
-		timer_del(&many[i]);
+	del_many();
 	return worst;
 }
 
@@ -1199,11 +1211,7 @@ static void test_next_expiry_cost_is_flat(void **state)
 	fresh_wheel(1000);
 	timer_wheel_switch(TIMER_WHEEL_CASCADE);
 	jiffies_64 = 999;
-	for (unsigned i = 0; i < MANY; i++) {
-		timer_init(&many[i], many_cb, "many");
-		many_soft[i] = 1000 + 1 + rnd_below(1u << 24);
-		timer_mod(&many[i], many_soft[i]);
-	}
+	arm_many(1000 + 1, 1u << 24);
 	struct timer_base *w = arch_timer_base(0);
 	uint32_t next;
 	assert_true(timer_next_expiry(&next));          /* fills the caches */
@@ -1242,8 +1250,7 @@ static void test_next_expiry_cost_is_flat(void **state)
 	 * a level-3 bucket ~2^20/2^24 (625): one such walk at most. */
 	assert_true(worst <= MANY / 8);
 	assert_true(total / 500 <= MANY / 50);
-	for (unsigned k = 0; k < MANY; k++)
-		timer_del(&many[k]);
+	del_many();
 
 	/* All of them in one crowded bucket (level 2's for jiffies 3 * 2^14
 	 * .. 4 * 2^14 - 1), the earliest at its end.  Moving the others inside
@@ -1253,10 +1260,7 @@ static void test_next_expiry_cost_is_flat(void **state)
 	timer_wheel_switch(TIMER_WHEEL_CASCADE);
 	jiffies_64 = 0;
 	uint32_t lo = 3u << 14, span = 1u << 14;
-	for (unsigned i = 0; i < MANY; i++) {
-		many_soft[i] = lo + rnd_below(span - 1);
-		timer_mod(&many[i], many_soft[i]);
-	}
+	arm_many(lo, span - 1);
 	assert_true(timer_next_expiry(&next));
 	total = 0;
 	for (unsigned q = 0; q < 500; q++) {
@@ -1275,8 +1279,7 @@ static void test_next_expiry_cost_is_flat(void **state)
 	print_message("next expiry, %u timers in one bucket: %u timers looked at in 500 queries\n",
 	              MANY, total);
 	assert_true(total <= 4 * MANY);
-	for (unsigned k = 0; k < MANY; k++)
-		timer_del(&many[k]);
+	del_many();
 }
 
 static unsigned switches_refused;
