@@ -17,8 +17,9 @@ host measures, from outside the guest:
   drift         guest uptime minus host time over the idle window
   boot          QEMU start to the prompt: -kernel, and the ISO through GRUB
   per CPU       rows booted with -smp 4: each CPU's wakeups over the window
-                (`wakeups reset` before it, `cpus` after), all CPUs idle or
-                one spinning (`busy SECONDS 1`) through the whole window
+                (`idle`'s line per CPU) and its state (`cpus` after it),
+                all CPUs idle or one spinning (`busy SECONDS 1`) through
+                the whole window
   timerload     the timerload-* rows (bench/timerload.py): 50 periodic
                 hrtimers per slack class, wakeups against the optimum under
                 -icount, host CPU in real time, and piggybacking on and off
