@@ -382,7 +382,10 @@ int tick_switch(struct tick_cpu *tc, struct clock_event_device *dev, enum tick_m
 		tc->mode = old_mode;
 		start_device(tc);
 	}
-	tc->softirq_pending = true;
+	/* Nothing is forced to run now: a timer already due keeps the tick
+	 * running at the next idle entry (tick_sched.c), and the tick runs
+	 * it.  (Forcing the run cost every switch one extra wakeup: the idle
+	 * entry kept the tick for it though nothing was due.) */
 	return ret;
 }
 
@@ -504,7 +507,6 @@ int tick_set_hz(unsigned hz)
 	jiffies_set_clock(tc->last_jiffy_ns, c.new_period);
 	if (tc->dev)
 		start_device(tc);
-	tc->softirq_pending = true;
 	tick_changed();
 	arch_irq_restore(f);
 	return 0;
@@ -523,9 +525,6 @@ void tick_secondary_start(struct clock_event_device *dev, enum tick_mode mode, u
 	tc->period_ns = NSEC_PER_SEC / hz;
 	tick_sync_jiffies(tc);
 	tick_switch(tc, dev, mode);
-	/* Nothing to run yet: a timer already due on this CPU keeps its tick
-	 * running at idle entry, and the tick runs it. */
-	tc->softirq_pending = false;
 	arch_irq_restore(f);
 }
 

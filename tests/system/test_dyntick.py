@@ -173,6 +173,26 @@ def test_tickless_with_nothing_pending_sleeps_long(boot, device):
     assert float(m.group(6)) >= 99.9, m.group(0)
 
 
+def test_a_tick_switch_costs_no_wakeup(boot):
+    """Switching the tick at run time (mode, device, rate) costs no wakeup
+    of its own: an idle window right after each switch is one sleep, as
+    after a boot in that mode.  (Each switch used to force a run of the
+    timers at the next tick, with nothing due: 2 wakeups instead of 1.)
+    The commands come from run=: a typed line's own interrupt would run
+    that tick's work before the window and hide it.  The first waits out
+    boot's one timer (the TSC's second calibration, a second after boot)."""
+    steps = ["tick tickless", "clockevent hpet", "hz 100", "clockevent lapic"]
+    run = "sleep 1500;" + ";".join(f"{step};idle 4" for step in steps)
+    vm = boot(append=f"tick=periodic run={run.replace(' ', ',')}", icount=4, wait_prompt=False)
+    vm.expect("run: done", timeout=60)
+    log = re.sub(r"\r*\n+", "\n", vm.log_text())
+    for step in steps:
+        out = log.split(f"lull> {step}\n", 1)[1]
+        assert out.startswith("lull> idle 4\n"), (step, out[:300])      # it printed nothing
+        m = IDLE_RE.search(out)
+        assert m and int(m.group(2)) == 1, (step, out[:300])
+
+
 LONG_IDLE_S = 100
 
 
