@@ -196,6 +196,15 @@ static uint64_t stop_tick_if_worth_it(struct tick_cpu *tc, uint64_t now)
 		tc->stopped = false;
 		return 0;
 		   LAB dyntick: END */
+		/* Never more than the patch's maximum, the device's reach in
+		 * whole ticks (tick_max_skip(), its boot line "limited to N"),
+		 * even late in a jiffy, when counting from the boundary one
+		 * more would still fit. */
+		if (skip > tick_max_skip()) {
+			skip = tick_max_skip();
+			limit = TICK_LIMIT_DEVICE;
+			name = NULL;
+		}
 		/* The boot CPU ends every skip and wakes the others: they
 		 * sleep a tick longer, in case no kick comes, as far as their
 		 * device reaches. */
@@ -223,9 +232,7 @@ static uint64_t stop_tick_if_worth_it(struct tick_cpu *tc, uint64_t now)
 	tc->skip_limit = limit;
 	tc->skip_timer = name;
 	tc->skips++;
-	tc->ticks_skipped += tc->skip;
-	if (tc->skip > tc->longest_skip)
-		tc->longest_skip = tc->skip;
+	tc->skip_from = jiffies;        /* tick_restart counts what was slept */
 	wakeups_note_skip(limit, name, next - now);
 	return next;
 }
@@ -272,6 +279,10 @@ static void tick_restart(struct tick_cpu *tc, unsigned vector)
 	tick_note_latency(tc, now);
 	tick_update_jiffies(tc, now);
 	tc->catchups++;
+	uint32_t slept = jiffies - tc->skip_from;
+	tc->ticks_skipped += slept;
+	if (slept > tc->longest_skip)
+		tc->longest_skip = slept;
 	tc->stopped = false;
 	/* Dyntick: the 2005 dyntick patch's rule, back to one tick per period
 	 * at once.  Tickless: tick_irq_exit() programs the next tick once the

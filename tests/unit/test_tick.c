@@ -418,6 +418,75 @@ static void test_dyntick_skip_rules(void **state)
 	check_jiffies_exact();
 }
 
+/* Idle on the current device with one timer `ahead` ticks out, right
+ * after a tick, or (late) 9/10 into that jiffy; interrupts stay off. */
+static struct tick_cpu *idle_late(uint32_t ahead, bool late, struct timer *t)
+{
+	release_probes();
+	fake_ns = MAX(fake_ns, dev_next);
+	deliver(VEC_DEV);                       /* a tick: jiffies current */
+	exp_advance();
+	timer_mod(t, jiffies + ahead);
+	if (late)
+		fake_ns = MAX(fake_ns, this_tick()->last_jiffy_ns + this_tick()->period_ns * 9 / 10);
+	host_irqs_disabled = true;
+	tick_idle_enter();
+	return this_tick();
+}
+
+/* The patch's limit holds late in a jiffy too; and `dyntick`'s counters
+ * count the ticks slept through, not those programmed. */
+static void test_dyntick_skip_limit_and_counts(void **state)
+{
+	(void)state;
+	static struct timer t;
+	timer_init(&t, nop_timer, "lone");
+	assert_int_equal(tick_set_device("short"), 0);
+	assert_int_equal(tick_set_mode(TICK_MODE_DYNTICK), 0);
+	struct tick_cpu *tc = this_tick();
+	unsigned max_skip = (unsigned)tick_max_skip();
+	uint64_t period = tc->period_ns;
+
+	/* A timer one tick past the limit, entered 9/10 into a jiffy: from
+	 * the boundary the device would reach it (at HZ=250 on this 50 ms
+	 * device: 13 ticks, 52 ms, against 3.6 + 50), but the skip stops at
+	 * the patch's max_skip, and the device limited it. */
+	uint64_t skipped = tc->ticks_skipped, catchups = tc->catchups;
+	idle_late(max_skip + 1, true, &t);
+	assert_true(tc->stopped);
+	assert_int_equal(tc->skip, max_skip);
+	assert_int_equal(tc->skip_limit, TICK_LIMIT_DEVICE);
+	fake_ns = dev_next;                     /* slept to the end */
+	deliver(VEC_DEV);
+	tick_idle_exit();
+	host_irqs_disabled = false;
+	assert_int_equal(tc->ticks_skipped - skipped, max_skip);
+	assert_int_equal(tc->catchups - catchups, 1);
+	assert_true(tc->longest_skip >= max_skip);     /* the earlier tests slept longer */
+
+	/* Cut short by another interrupt 3.5 ticks in: 3 ticks slept, though
+	 * max_skip were programmed. */
+	skipped = tc->ticks_skipped;
+	idle_late(1000, false, &t);
+	assert_int_equal(tc->skip, max_skip);
+	fake_ns = tc->last_jiffy_ns + period * 7 / 2;
+	deliver(VEC_OTHER);
+	tick_idle_exit();
+	host_irqs_disabled = false;
+	assert_int_equal(tc->ticks_skipped - skipped, 3);
+	check_jiffies_exact();
+	/* Leave the tick as the next tests expect: on the long device, its
+	 * phase set by a skip that ended on a jiffy boundary (the cut above
+	 * restarted it between two). */
+	idle_late(5, false, &t);
+	fake_ns = dev_next;
+	deliver(VEC_DEV);
+	tick_idle_exit();
+	host_irqs_disabled = false;
+	timer_del(&t);
+	assert_int_equal(tick_set_device("long"), 0);
+}
+
 static void test_tickless_programs_the_deadline(void **state)
 {
 	(void)state;
@@ -1011,6 +1080,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_dyntick_skip_rules),
+		cmocka_unit_test(test_dyntick_skip_limit_and_counts),
 		cmocka_unit_test(test_tickless_programs_the_deadline),
 		cmocka_unit_test(test_random_mixture),
 		cmocka_unit_test(test_across_the_32bit_wrap),
