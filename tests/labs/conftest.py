@@ -18,9 +18,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 BUILD = os.environ.get("BUILD", "build")
 ELF = os.path.join(ROOT, BUILD, "lull.elf")
 ICOUNT = ["-icount", "shift=4,align=off,sleep=off", "-rtc", "clock=vm,base=2026-01-01T00:00:00"]
-# An -icount boot runs on one host CPU: with QEMU's vCPU thread and main
-# loop on two, a wakeup now and then comes some instructions late
-# (icount_pin in tests/system/conftest.py tells why).
+# An -icount boot driven by run= runs on one host CPU: with QEMU's vCPU
+# thread and main loop on two, a wakeup now and then comes some
+# instructions late (icount_pin in tests/system/conftest.py tells why).
 PIN = ["taskset", "-c", str(max(os.sched_getaffinity(0)))]
 
 

@@ -217,7 +217,8 @@ def icount_host_cpu():
 
 
 def icount_pin(host_cpu=None):
-    """The command prefix that pins an -icount boot to one host CPU.
+    """The command prefix that pins an -icount boot to one host CPU: one
+    driven by run= (no typed input), or with `host_cpu` named.
 
     QUIRK: under -icount sleep=off, QEMU 7.2's single vCPU thread counts the
     instructions of its last slice into the virtual clock only after it
@@ -231,9 +232,16 @@ def icount_pin(host_cpu=None):
     depends on the host: here 11 of 40 repeats of one such boot differed.
     On one host CPU the two threads never run at once: the main loop could
     look only if the vCPU thread were preempted inside that window of about
-    a microsecond.  0 of 40 in each tick mode, 0 of 120 for the bench's boot, half of
-    them with a busy loop on that CPU.  It also halves the host time of a
-    wakeup (docs/robustness.md, "QEMU's icount race")."""
+    a microsecond.  0 of 40 in each tick mode, 0 of 120 for the bench's
+    boot, half of them with a busy loop on that CPU.  It also halves the
+    host time of a wakeup (docs/robustness.md, "QEMU's icount race").
+
+    A boot that is typed to stays on every CPU: pinned, QEMU's main loop
+    runs only once the vCPU thread halts, and its first pass after the halt
+    can warp the idle guest's clock to the next deadline before it reads
+    the next typed byte (68.7 s, the LAPIC's reach, inside a pasted
+    `uptime; sleep 1000; uptime`: test_smp's exact-time test failed 5 of 15
+    runs pinned, 0 of 15 not)."""
     cpu = icount_host_cpu() if host_cpu is None else host_cpu
     return ["taskset", "-c", str(cpu)]
 
@@ -241,7 +249,8 @@ def icount_pin(host_cpu=None):
 def qemu_args(elf=ELF, iso=None, append=None, machine=None, cpu=None,
               icount=None, extra=(), monitor=None, memory=128, qemu="qemu-system-i386",
               host_cpu=None):
-    """QEMU's command line for one boot; under -icount it runs pinned to one
+    """QEMU's command line for one boot.  Under -icount, a boot driven by
+    run= (which takes no typed input) or given `host_cpu` runs pinned to one
     host CPU (icount_pin: `host_cpu`, or the last this process may use)."""
     args = [qemu, "-accel", ACCEL, "-m", str(memory),
             "-display", "none", "-no-reboot",
@@ -271,7 +280,9 @@ def qemu_args(elf=ELF, iso=None, append=None, machine=None, cpu=None,
     if smp and "-smp" not in extra and machine != "isapc":
         args += ["-smp", smp]
     args += list(extra)
-    return args if icount is None else icount_pin(host_cpu) + args
+    untyped = re.search(r"(^|\s)run=", append or "") is not None
+    pin = icount is not None and (untyped or host_cpu is not None)
+    return icount_pin(host_cpu) + args if pin else args
 
 
 @pytest.hookimpl(hookwrapper=True, tryfirst=True)
