@@ -98,8 +98,7 @@ class Soak:
         # Pinned (conftest.icount_pin), though typed to: half the host time
         # a wakeup, and what the soak checks allows for input's timing.
         args = qemu_args(elf=ELF, append="", icount=ICOUNT_SHIFT,
-                         extra=RTC_VM + ["-smp", str(smp)],
-                         host_cpu=icount_host_cpu() if host_cpu is None else host_cpu)
+                         extra=RTC_VM + ["-smp", str(smp)], pin=True, host_cpu=host_cpu)
         self.vm = Lull(args, log_path, 60)
         self.vm.wait_prompt(60)
         self.last_ns = 0

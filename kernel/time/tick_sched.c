@@ -200,8 +200,9 @@ static uint64_t stop_tick_if_worth_it(struct tick_cpu *tc, uint64_t now)
 		 * whole ticks (tick_max_skip(), its boot line "limited to N"),
 		 * even late in a jiffy, when counting from the boundary one
 		 * more would still fit. */
-		if (skip > tick_max_skip()) {
-			skip = tick_max_skip();
+		uint64_t max_skip = tick_max_skip();
+		if (skip > max_skip) {
+			skip = max_skip;
 			limit = TICK_LIMIT_DEVICE;
 			name = NULL;
 		}

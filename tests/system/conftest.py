@@ -218,7 +218,7 @@ def icount_host_cpu():
 
 def icount_pin(host_cpu=None):
     """The command prefix that pins an -icount boot to one host CPU: one
-    driven by run= (no typed input), or with `host_cpu` named.
+    driven by run= (no typed input), or one asked to be (qemu_args' pin).
 
     QUIRK: under -icount sleep=off, QEMU 7.2's single vCPU thread counts the
     instructions of its last slice into the virtual clock only after it
@@ -248,10 +248,10 @@ def icount_pin(host_cpu=None):
 
 def qemu_args(elf=ELF, iso=None, append=None, machine=None, cpu=None,
               icount=None, extra=(), monitor=None, memory=128, qemu="qemu-system-i386",
-              host_cpu=None):
-    """QEMU's command line for one boot.  Under -icount, a boot driven by
-    run= (which takes no typed input) or given `host_cpu` runs pinned to one
-    host CPU (icount_pin: `host_cpu`, or the last this process may use)."""
+              pin=None, host_cpu=None):
+    """QEMU's command line for one boot.  Under -icount it runs pinned to one
+    host CPU (icount_pin: `host_cpu`, or the last this process may use) if
+    `pin`, or by default if it is driven by run= (which takes no typed input)."""
     args = [qemu, "-accel", ACCEL, "-m", str(memory),
             "-display", "none", "-no-reboot",
             # signal=off: a Ctrl-C typed in a test goes to lull, not QEMU.
@@ -280,9 +280,9 @@ def qemu_args(elf=ELF, iso=None, append=None, machine=None, cpu=None,
     if smp and "-smp" not in extra and machine != "isapc":
         args += ["-smp", smp]
     args += list(extra)
-    untyped = re.search(r"(^|\s)run=", append or "") is not None
-    pin = icount is not None and (untyped or host_cpu is not None)
-    return icount_pin(host_cpu) + args if pin else args
+    if pin is None:
+        pin = re.search(r"(^|\s)run=", append or "") is not None
+    return icount_pin(host_cpu) + args if icount is not None and pin else args
 
 
 @pytest.hookimpl(hookwrapper=True, tryfirst=True)
