@@ -177,16 +177,26 @@ def test_irqs_per_cpu(boot):
     assert "ipi-call" not in out
 
 
-def build_hz(vm):
-    return int(re.search(r"built with HZ=(\d+)", vm.cmd("version")).group(1))
+def run_outputs(boot, run, append="", extra=()):
+    """Boot under icount with the shell commands `run` (run= syntax) and no
+    typed input; what each command printed, in order.  Nothing typed: a
+    paste's bytes can reach the guest any guest time apart (while every CPU
+    waits, QEMU moves guest time on to the next deadline), so a count since
+    a reset would include whatever woke in between."""
+    vm = boot(append=f"{append} run={run}".strip(), extra=list(extra), icount=4,
+              wait_prompt=False)
+    vm.expect("run: done", timeout=60)
+    log = vm.log_text().replace("\r", "")
+    hz = int(re.search(r"built with HZ=(\d+)", log).group(1))
+    # `lull> CMD` then its output, for each command.
+    outs = re.split(r"^lull> .*$", log.split("run: done")[0], flags=re.M)[1:]
+    assert len(outs) == len(run.split(";")), log[-3000:]
+    return hz, outs, log
 
 
-def wakeups_per_cpu(vm, seconds):
-    """Each CPU's wakeups over `idle SECONDS`, from a reset, all pasted
-    together (under icount: exact guest time)."""
-    vm.send(f"wakeups reset\ridle {seconds}\rcpus\r")
-    outs = [vm.wait_prompt(60).replace("\r", "") for _ in range(3)]
-    return [(r[3], int(r[4])) for r in (g.groups() for g in CPUS_LINE.finditer(outs[2]))], outs[2]
+def cpus_rows(out):
+    """`cpus`' rows as (tick, wakeups since reset)."""
+    return [(r[3], int(r[4])) for r in (g.groups() for g in CPUS_LINE.finditer(out))]
 
 
 def test_every_cpu_ticks_in_periodic_mode(boot):
@@ -196,22 +206,28 @@ def test_every_cpu_ticks_in_periodic_mode(boot):
     Under icount the counts are exact: HZ a second, plus the wakeup that
     ends `idle` on the boot CPU and the IPIs that tell the APs of a change.
     Fails with an AP timer left at its reset divider (8 times too fast, seen)
-    or an AP that ignores a change."""
-    vm = boot(append="tick=periodic", extra=["-smp", "4"], icount=4)
-    hz = build_hz(vm)
-    rows, out = wakeups_per_cpu(vm, 2)
-    assert len(rows) == 4, out
+    or an AP that ignores a change.  Driven by run=: typed, the guest time
+    between a reset and `idle` is the host's to choose, and an idle AP's
+    device maximum (68.7 s) could fall in it (CI: "1 (0.4/s)" on CPU 1).
+    The first command waits out boot's one timer, the TSC's second
+    calibration a second after boot, which tells every CPU (an IPI each);
+    `sleep 10` after `tick tickless` lets each AP take the IPI that tells it
+    (the shell does not wait for them) before the reset."""
+    window = "wakeups,reset;idle,2;cpus"
+    hz, outs, log = run_outputs(boot, f"sleep,1500;{window};hz,100;{window};tick,tickless;sleep,10;{window}",
+                                append="tick=periodic", extra=["-smp", "4"])
+    rows = cpus_rows(outs[3])
+    assert len(rows) == 4, outs[3]
     for tick, n in rows:
-        assert tick == "running, periodic on lapic", out
-        assert 2 * hz - 1 <= n <= 2 * hz + 2, out
-    vm.cmd("hz 100")
-    rows, out = wakeups_per_cpu(vm, 2)
-    assert all(200 - 1 <= n <= 200 + 2 for _, n in rows), out
+        assert tick == "running, periodic on lapic", outs[3]
+        assert 2 * hz - 1 <= n <= 2 * hz + 2, outs[3]
+    rows = cpus_rows(outs[7])
+    assert len(rows) == 4 and all(200 - 1 <= n <= 200 + 2 for _, n in rows), outs[7]
     # tickless: an idle AP has nothing due, its tick stops.
-    vm.cmd("tick tickless")
-    rows, out = wakeups_per_cpu(vm, 2)
-    assert all(t == "stopped, tickless on lapic" and n == 0 for t, n in rows[1:]), out
-    assert rows[0][1] <= 2, out
+    rows = cpus_rows(outs[12])
+    assert len(rows) == 4, outs[12]
+    assert all(t == "stopped, tickless on lapic" and n == 0 for t, n in rows[1:]), outs[12]
+    assert rows[0][1] <= 2, outs[12]
 
 
 IDLE_SUM = re.compile(r"^idle (\d+\.\d+) s: (\d+) wakeups \([\d.]+/s\), mean sleep ([\d.]+) ms, "
@@ -333,13 +349,7 @@ def test_one_busy_cpu_dyntick_vs_tickless(boot, mode):
     second calibration a second after boot."""
     run = ("sleep,1500;wakeups,reset;idle,2;wakeups,0;cpus;"
            "wakeups,reset;busy,1,1;idle,3;wakeups,0;cpus")
-    vm = boot(append=f"tick={mode} run={run}", extra=["-smp", "2"], icount=4, wait_prompt=False)
-    vm.expect("run: done", timeout=60)
-    log = vm.log_text().replace("\r", "")
-    hz = int(re.search(r"built with HZ=(\d+)", log).group(1))
-    # What each command printed, in order: `lull> CMD` then its output.
-    outs = re.split(r"^lull> .*$", log.split("run: done")[0], flags=re.M)[1:]
-    assert len(outs) == 10, log[-3000:]
+    hz, outs, log = run_outputs(boot, run, append=f"tick={mode}", extra=["-smp", "2"])
     assert not any(c.endswith("(uart)") for _, c in CAUSE.findall(outs[3] + outs[8])), log[-3000:]
 
     # All idle for 2 s: each CPU sleeps through it (the boot CPU's window
