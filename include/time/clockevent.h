@@ -144,9 +144,4 @@ void clockevents_handle_event(struct clock_event_device *dev);
 void clockevents_set_preferred(const char *name);
 const char *clockevents_preferred(void);
 
-#ifdef LULL_HOST
-/* Host unit tests only: forget every device and the preferred name. */
-void clockevents_reset_for_test(void);
-#endif
-
 #endif

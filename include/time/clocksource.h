@@ -136,9 +136,4 @@ void clocksource_set_preferred(const char *name);
  * unless no other counter is usable (then it stays, with a message). */
 void clocksource_mark_unstable(struct clocksource *cs, const char *why);
 
-#ifdef LULL_HOST
-/* Host unit tests only: forget every counter and the preferred name. */
-void clocksource_reset_for_test(void);
-#endif
-
 #endif

@@ -144,9 +144,4 @@ extern void (*hrtimer_armed_remote)(unsigned cpu);
  * hrtimer_run_expired, whose caller reprograms after it.  May be NULL. */
 extern void (*hrtimer_first_changed)(uint64_t expires_ns);
 
-#ifdef LULL_HOST
-/* Host unit tests only: empty every heap and clear the hooks. */
-void hrtimer_reset_for_test(void);
-#endif
-
 #endif

@@ -133,9 +133,4 @@ bool tick_idle_abandon(void);
  * which); 0 if it has no tick device. */
 uint64_t tick_idle_wake_ns(bool *skipping);
 
-#ifdef LULL_HOST
-/* Host unit tests only: forget the device, mode and boot options. */
-void tick_reset_for_test(void);
-#endif
-
 #endif

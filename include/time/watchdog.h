@@ -51,8 +51,4 @@ struct watchdog_status {
 };
 void watchdog_get_status(struct watchdog_status *st);
 
-#ifdef LULL_HOST
-void watchdog_reset_for_test(void);
-#endif
-
 #endif

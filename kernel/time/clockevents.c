@@ -358,6 +358,8 @@ const char *clockevents_preferred(void)
 }
 
 #ifdef LULL_HOST
+/* Host unit tests only (declared in tests/unit/time_test.h): forget every
+ * device and the preferred name. */
 void clockevents_reset_for_test(void)
 {
 	clockevent_list = NULL;

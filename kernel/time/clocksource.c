@@ -250,6 +250,8 @@ void clocksource_mark_unstable(struct clocksource *cs, const char *why)
 }
 
 #ifdef LULL_HOST
+/* Host unit tests only (declared in tests/unit/time_test.h): forget every
+ * counter and the preferred name. */
 void clocksource_reset_for_test(void)
 {
 	clocksource_list = NULL;

@@ -489,6 +489,8 @@ void hrtimer_bases_init(void)
 }
 
 #ifdef LULL_HOST
+/* Host unit tests only (declared in tests/unit/time_test.h): empty every
+ * heap and clear the hooks. */
 void hrtimer_reset_for_test(void)
 {
 	hrtimer_bases_init();

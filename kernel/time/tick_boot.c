@@ -94,6 +94,8 @@ void tick_init(void)
 }
 
 #ifdef LULL_HOST
+/* Host unit tests only (declared in tests/unit/time_test.h): forget the
+ * device, the mode and the boot options. */
 void tick_reset_for_test(void)
 {
 	memset(this_tick(), 0, sizeof(*this_tick()));

@@ -399,6 +399,8 @@ void watchdog_get_status(struct watchdog_status *st)
 }
 
 #ifdef LULL_HOST
+/* Host unit tests only (declared in tests/unit/time_test.h): stop, with no
+ * reference and every count at 0. */
 void watchdog_reset_for_test(void)
 {
 	wd.started = false;

@@ -1,4 +1,4 @@
-// SOURCES: kernel/time/calibrate.c kernel/time/clocksource.c kernel/time/watchdog.c kernel/time/clockevents.c kernel/time/timekeeping.c tests/unit/host_arch.c kernel/time/mult_shift.c kernel/lib/format.c
+// SOURCES: kernel/time/calibrate.c kernel/time/clocksource.c kernel/time/watchdog.c kernel/time/clockevents.c kernel/time/timekeeping.c tests/unit/host_arch.c tests/unit/time_test.c kernel/time/mult_shift.c kernel/lib/format.c
 /* tests/unit/test_calibrate.c — calibrate_counter and calibrate_refine
  * (kernel/time/calibrate.c) against a fake counter and fake references.
  *
@@ -10,8 +10,8 @@
  * value below follows from the rates alone, not from re-running the code's
  * arithmetic.  Disturbances go where a busy host puts them: a stall in the
  * middle of a read, or counts gained while a run polls the reference.
- * (The reference is not tests/unit/fake_clock.c's counter: reading this
- * one moves time.)
+ * (The reference is not tests/unit/time_test.h's fake_counter, whose count
+ * the test sets: reading this one moves time.)
  *
  * The fake stopwatch: each wait lets the time asked for pass plus a fixed
  * overhead, while the counter counts at a rate the test sets run by run.
@@ -30,6 +30,7 @@
 #include "time/clocksource.h"
 #include "errno.h"
 #include "host_test.h"
+#include "time_test.h"
 
 typedef unsigned __int128 u128;
 
@@ -147,12 +148,7 @@ static uint64_t fake_ref_read(struct clocksource *cs)
 static void ref_init(struct clocksource *cs, const char *name, int rating, uint64_t hz,
                      uint64_t mask, uint32_t flags)
 {
-	memset(cs, 0, sizeof(*cs));
-	cs->name = name;
-	cs->rating = rating;
-	cs->read = fake_ref_read;
-	cs->mask = mask;
-	cs->freq_hz = hz;
+	fake_clocksource_init(cs, name, rating, hz, mask, fake_ref_read);
 	cs->flags = flags;
 }
 
@@ -211,7 +207,7 @@ static void watch_start(const uint64_t mhz[CALIBRATE_RUNS], uint32_t overhead_us
 static int reset(void **state)
 {
 	(void)state;
-	clocksource_reset_for_test();
+	clock_registry_reset();
 	calibrate_set_stopwatch(NULL);
 	world_start(0, 0, 0, MASK_64);
 	return 0;

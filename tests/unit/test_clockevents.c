@@ -1,9 +1,8 @@
-// SOURCES: kernel/time/clockevents.c kernel/time/clocksource.c kernel/time/watchdog.c kernel/time/timekeeping.c tests/unit/host_arch.c kernel/time/mult_shift.c kernel/lib/format.c
+// SOURCES: kernel/time/clockevents.c kernel/time/clocksource.c kernel/time/watchdog.c kernel/time/timekeeping.c tests/unit/host_arch.c tests/unit/time_test.c kernel/time/mult_shift.c kernel/lib/format.c
 /* tests/unit/test_clockevents.c — limits, conversion, programming, retries.
  *
- * A fake device records every count it is programmed with, and can be told
- * to answer -ETIME the first N times, as hardware does when the deadline
- * slipped by while it was being written.
+ * On the fake device of tests/unit/time_test.h, which records every count
+ * it is programmed with and can be told to answer -ETIME the first N times.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,90 +16,11 @@
 #include "time/clocksource.h"
 #include "errno.h"
 #include "time/timekeeping.h"
+#include "time_test.h"
 
 extern _Thread_local bool host_irqs_disabled;
 
 typedef unsigned __int128 u128;
-
-#define LOG_MAX 16
-
-struct fake_dev {
-	struct clock_event_device dev;
-	unsigned etime_left;        /* answer -ETIME this many more times */
-	int fail_with;              /* or always answer this (if non-zero) */
-	unsigned calls;
-	uint64_t ticks[LOG_MAX];    /* counts programmed, in order */
-	unsigned periodic_hz;
-	unsigned shutdowns;
-};
-
-static struct fake_dev *fake_of(struct clock_event_device *dev)
-{
-	return container_of(dev, struct fake_dev, dev);
-}
-
-static int fake_set_next_event(struct clock_event_device *dev, uint64_t ticks)
-{
-	struct fake_dev *f = fake_of(dev);
-	/* The core never hands the hardware a count outside its range. */
-	assert_true(ticks >= dev->min_delta_ticks);
-	assert_true(ticks <= dev->max_delta_ticks);
-	if (f->calls < LOG_MAX)
-		f->ticks[f->calls] = ticks;
-	f->calls++;
-	if (f->fail_with)
-		return f->fail_with;
-	if (f->etime_left) {
-		f->etime_left--;
-		return -ETIME;
-	}
-	return 0;
-}
-
-static int fake_set_periodic(struct clock_event_device *dev, unsigned hz)
-{
-	struct fake_dev *f = fake_of(dev);
-	if (f->fail_with)
-		return f->fail_with;
-	f->periodic_hz = hz;
-	return 0;
-}
-
-static int fake_set_oneshot(struct clock_event_device *dev)
-{
-	return fake_of(dev)->fail_with;
-}
-
-static int fake_shutdown(struct clock_event_device *dev)
-{
-	fake_of(dev)->shutdowns++;
-	return fake_of(dev)->fail_with;
-}
-
-static void fake_init(struct fake_dev *f, const char *name, int rating, uint32_t features,
-                      uint64_t freq, uint64_t min_ticks, uint64_t max_ticks)
-{
-	memset(f, 0, sizeof(*f));
-	f->dev.name = name;
-	f->dev.rating = rating;
-	f->dev.features = features;
-	f->dev.freq_hz = freq;
-	f->dev.min_delta_ticks = min_ticks;
-	f->dev.max_delta_ticks = max_ticks;
-	f->dev.irq = -1;
-	f->dev.set_periodic = fake_set_periodic;
-	f->dev.set_oneshot = fake_set_oneshot;
-	f->dev.set_next_event = fake_set_next_event;
-	f->dev.shutdown = fake_shutdown;
-}
-
-static int reset(void **state)
-{
-	(void)state;
-	clockevents_reset_for_test();
-	clocksource_reset_for_test();
-	return 0;
-}
 
 #define BOTH (CLOCK_EVT_FEAT_PERIODIC | CLOCK_EVT_FEAT_ONESHOT)
 
@@ -134,13 +54,14 @@ static void check_limits(const struct clock_event_device *d)
 static void test_register_derives_limits(void **state)
 {
 	(void)state;
-	static struct fake_dev pit, lapic, hpet, fast, wide;
-	fake_init(&pit, "pit", 110, BOTH, 1193182, 2, 0xFFFF);
-	fake_init(&lapic, "lapic", 100, BOTH, 1000000000, 1, 0xFFFFFFFF);
-	fake_init(&hpet, "hpet", 150, CLOCK_EVT_FEAT_ONESHOT, 14318180, 3, 0xFFFFFFFF);
-	fake_init(&fast, "fast", 50, CLOCK_EVT_FEAT_ONESHOT, 10000000000ull, 5, 0xFFFFFFFFFFull);
-	fake_init(&wide, "wide", 50, CLOCK_EVT_FEAT_ONESHOT, 100000000, 1, UINT64_MAX);
-	struct fake_dev *all[] = { &pit, &lapic, &hpet, &fast, &wide };
+	static struct fake_clockevent pit, lapic, hpet, fast, wide;
+	fake_clockevent_init(&pit, "pit", 110, BOTH, 1193182, 2, 0xFFFF);
+	fake_clockevent_init(&lapic, "lapic", 100, BOTH, 1000000000, 1, 0xFFFFFFFF);
+	fake_clockevent_init(&hpet, "hpet", 150, CLOCK_EVT_FEAT_ONESHOT, 14318180, 3, 0xFFFFFFFF);
+	fake_clockevent_init(&fast, "fast", 50, CLOCK_EVT_FEAT_ONESHOT, 10000000000ull, 5,
+	                     0xFFFFFFFFFFull);
+	fake_clockevent_init(&wide, "wide", 50, CLOCK_EVT_FEAT_ONESHOT, 100000000, 1, UINT64_MAX);
+	struct fake_clockevent *all[] = { &pit, &lapic, &hpet, &fast, &wide };
 	for (size_t i = 0; i < 5; i++) {
 		assert_int_equal(clockevents_register(&all[i]->dev), 0);
 		check_limits(&all[i]->dev);
@@ -163,8 +84,8 @@ static void test_register_derives_limits(void **state)
 static void test_conversions(void **state)
 {
 	(void)state;
-	static struct fake_dev d;
-	fake_init(&d, "pm", 100, CLOCK_EVT_FEAT_ONESHOT, 3579545, 1, 0xFFFFFF);
+	static struct fake_clockevent d;
+	fake_clockevent_init(&d, "pm", 100, CLOCK_EVT_FEAT_ONESHOT, 3579545, 1, 0xFFFFFF);
 	assert_int_equal(clockevents_register(&d.dev), 0);
 	/* 1 ms is 3579.545 ticks: rounds down to 3579. */
 	assert_true(clockevent_ns2ticks(&d.dev, NSEC_PER_MSEC) == 3579);
@@ -184,30 +105,30 @@ static void test_conversions(void **state)
 static void test_register_rejects_bad_fields(void **state)
 {
 	(void)state;
-	static struct fake_dev d;
-	fake_init(&d, NULL, 100, BOTH, 1000000, 1, 100);
+	static struct fake_clockevent d;
+	fake_clockevent_init(&d, NULL, 100, BOTH, 1000000, 1, 100);
 	assert_int_equal(clockevents_register(&d.dev), -EINVAL);
-	fake_init(&d, "d", 100, BOTH, 0, 1, 100);
+	fake_clockevent_init(&d, "d", 100, BOTH, 0, 1, 100);
 	assert_int_equal(clockevents_register(&d.dev), -EINVAL);
-	fake_init(&d, "d", 100, 0, 1000000, 1, 100);
+	fake_clockevent_init(&d, "d", 100, 0, 1000000, 1, 100);
 	assert_int_equal(clockevents_register(&d.dev), -EINVAL);
-	fake_init(&d, "d", 100, BOTH, 1000000, 0, 100);
+	fake_clockevent_init(&d, "d", 100, BOTH, 1000000, 0, 100);
 	assert_int_equal(clockevents_register(&d.dev), -EINVAL);
-	fake_init(&d, "d", 100, BOTH, 1000000, 200, 100);
+	fake_clockevent_init(&d, "d", 100, BOTH, 1000000, 200, 100);
 	assert_int_equal(clockevents_register(&d.dev), -EINVAL);
-	fake_init(&d, "d", 100, BOTH, 1000000, 1, 100);
+	fake_clockevent_init(&d, "d", 100, BOTH, 1000000, 1, 100);
 	d.dev.set_next_event = NULL;
 	assert_int_equal(clockevents_register(&d.dev), -EINVAL);
-	fake_init(&d, "d", 100, BOTH, 1000000, 1, 100);
+	fake_clockevent_init(&d, "d", 100, BOTH, 1000000, 1, 100);
 	d.dev.set_periodic = NULL;
 	assert_int_equal(clockevents_register(&d.dev), -EINVAL);
-	fake_init(&d, "a_name_that_is_far_too_long_to_be_kept", 100, BOTH, 1000000, 1, 100);
+	fake_clockevent_init(&d, "a_name_that_is_far_too_long_to_be_kept", 100, BOTH, 1000000, 1, 100);
 	assert_int_equal(clockevents_register(&d.dev), -EINVAL);
 	assert_null(clockevents_first());
 
-	static struct fake_dev a, b;
-	fake_init(&a, "same", 100, BOTH, 1000000, 1, 100);
-	fake_init(&b, "same", 200, BOTH, 1000000, 1, 100);
+	static struct fake_clockevent a, b;
+	fake_clockevent_init(&a, "same", 100, BOTH, 1000000, 1, 100);
+	fake_clockevent_init(&b, "same", 200, BOTH, 1000000, 1, 100);
 	assert_int_equal(clockevents_register(&a.dev), 0);
 	assert_int_equal(clockevents_register(&b.dev), -EINVAL);
 	assert_int_equal(clockevents_register(&a.dev), -EINVAL);
@@ -218,11 +139,11 @@ static void test_register_rejects_bad_fields(void **state)
 static void test_best_and_find(void **state)
 {
 	(void)state;
-	static struct fake_dev pit, lapic, hpet, tie;
-	fake_init(&pit, "pit", 110, BOTH, 1193182, 2, 0xFFFF);
-	fake_init(&lapic, "lapic", 100, CLOCK_EVT_FEAT_ONESHOT, 1000000000, 1, 0xFFFFFFFF);
-	fake_init(&hpet, "hpet", 150, CLOCK_EVT_FEAT_ONESHOT, 14318180, 3, 0xFFFFFFFF);
-	fake_init(&tie, "tie", 150, BOTH, 14318180, 3, 0xFFFFFFFF);
+	static struct fake_clockevent pit, lapic, hpet, tie;
+	fake_clockevent_init(&pit, "pit", 110, BOTH, 1193182, 2, 0xFFFF);
+	fake_clockevent_init(&lapic, "lapic", 100, CLOCK_EVT_FEAT_ONESHOT, 1000000000, 1, 0xFFFFFFFF);
+	fake_clockevent_init(&hpet, "hpet", 150, CLOCK_EVT_FEAT_ONESHOT, 14318180, 3, 0xFFFFFFFF);
+	fake_clockevent_init(&tie, "tie", 150, BOTH, 14318180, 3, 0xFFFFFFFF);
 	assert_null(clockevents_best(0));
 	assert_int_equal(clockevents_register(&pit.dev), 0);
 	assert_int_equal(clockevents_register(&lapic.dev), 0);
@@ -242,9 +163,9 @@ static void test_best_and_find(void **state)
 static void test_state_changes(void **state)
 {
 	(void)state;
-	static struct fake_dev d, oneshot_only;
-	fake_init(&d, "d", 100, BOTH, 1193182, 2, 0xFFFF);
-	fake_init(&oneshot_only, "o", 100, CLOCK_EVT_FEAT_ONESHOT, 1193182, 2, 0xFFFF);
+	static struct fake_clockevent d, oneshot_only;
+	fake_clockevent_init(&d, "d", 100, BOTH, 1193182, 2, 0xFFFF);
+	fake_clockevent_init(&oneshot_only, "o", 100, CLOCK_EVT_FEAT_ONESHOT, 1193182, 2, 0xFFFF);
 	assert_int_equal(clockevents_register(&d.dev), 0);
 	assert_int_equal(clockevents_register(&oneshot_only.dev), 0);
 
@@ -277,8 +198,8 @@ static void test_state_changes(void **state)
 static void test_program_event_clamps(void **state)
 {
 	(void)state;
-	static struct fake_dev d;
-	fake_init(&d, "pit", 110, BOTH, 1193182, 2, 0xFFFF);
+	static struct fake_clockevent d;
+	fake_clockevent_init(&d, "pit", 110, BOTH, 1193182, 2, 0xFFFF);
 	assert_int_equal(clockevents_register(&d.dev), 0);
 	assert_int_equal(clockevents_set_oneshot(&d.dev), 0);
 	const uint64_t now = 123456789000ull;
@@ -304,8 +225,8 @@ static void test_program_event_clamps(void **state)
 	assert_true(d.dev.retries == 0);
 
 	/* Above 1 GHz, min_delta_ns converts to more than min ticks... */
-	static struct fake_dev fast;
-	fake_init(&fast, "fast", 50, CLOCK_EVT_FEAT_ONESHOT, 10000000000ull, 5, 1000000);
+	static struct fake_clockevent fast;
+	fake_clockevent_init(&fast, "fast", 50, CLOCK_EVT_FEAT_ONESHOT, 10000000000ull, 5, 1000000);
 	assert_int_equal(clockevents_register(&fast.dev), 0);
 	assert_int_equal(clockevents_set_oneshot(&fast.dev), 0);
 	assert_int_equal(clockevents_program_event(&fast.dev, now, now), 0);
@@ -318,8 +239,8 @@ static void test_program_event_clamps(void **state)
 static void test_etime_retries_then_succeeds(void **state)
 {
 	(void)state;
-	static struct fake_dev d;
-	fake_init(&d, "lapic", 100, CLOCK_EVT_FEAT_ONESHOT, 100000000, 10, 0xFFFFFFFF);
+	static struct fake_clockevent d;
+	fake_clockevent_init(&d, "lapic", 100, CLOCK_EVT_FEAT_ONESHOT, 100000000, 10, 0xFFFFFFFF);
 	assert_int_equal(clockevents_register(&d.dev), 0);
 	assert_int_equal(clockevents_set_oneshot(&d.dev), 0);
 	assert_true(d.dev.min_delta_ns == 100);
@@ -342,8 +263,8 @@ static void test_etime_retries_then_succeeds(void **state)
 static void test_etime_gives_up(void **state)
 {
 	(void)state;
-	static struct fake_dev d;
-	fake_init(&d, "lapic", 100, CLOCK_EVT_FEAT_ONESHOT, 100000000, 10, 0xFFFFFFFF);
+	static struct fake_clockevent d;
+	fake_clockevent_init(&d, "lapic", 100, CLOCK_EVT_FEAT_ONESHOT, 100000000, 10, 0xFFFFFFFF);
 	assert_int_equal(clockevents_register(&d.dev), 0);
 	assert_int_equal(clockevents_set_oneshot(&d.dev), 0);
 
@@ -370,13 +291,13 @@ static void test_etime_gives_up(void **state)
 static void test_etime_backoff_capped(void **state)
 {
 	(void)state;
-	static struct fake_dev d;
-	fake_init(&d, "tiny", 100, CLOCK_EVT_FEAT_ONESHOT, 1000000, 10, 25);
+	static struct fake_clockevent d;
+	fake_clockevent_init(&d, "tiny", 100, CLOCK_EVT_FEAT_ONESHOT, 1000000, 10, 25);
 	assert_int_equal(clockevents_register(&d.dev), 0);
 	assert_int_equal(clockevents_set_oneshot(&d.dev), 0);
 	d.etime_left = 1000;
 	assert_int_equal(clockevents_program_event(&d.dev, 0, 0), -ETIME);
-	for (unsigned i = 0; i < d.calls && i < LOG_MAX; i++)
+	for (unsigned i = 0; i < d.calls && i < FAKE_CLOCKEVENT_LOG; i++)
 		assert_true(d.ticks[i] >= 10 && d.ticks[i] <= 25);
 	assert_true(d.ticks[d.calls - 1] == clockevent_ns2ticks(&d.dev, d.dev.max_delta_ns));
 	assert_true(d.ticks[d.calls - 1] >= 24);
@@ -392,8 +313,8 @@ static void count_handler(struct clock_event_device *dev)
 static void test_handle_event_counts(void **state)
 {
 	(void)state;
-	static struct fake_dev d;
-	fake_init(&d, "pit", 110, BOTH, 1193182, 2, 0xFFFF);
+	static struct fake_clockevent d;
+	fake_clockevent_init(&d, "pit", 110, BOTH, 1193182, 2, 0xFFFF);
 	assert_int_equal(clockevents_register(&d.dev), 0);
 	clockevents_handle_event(&d.dev);           /* before the tick layer: no-op */
 	assert_true(d.dev.events == 1);
@@ -423,26 +344,6 @@ static void test_preferred_name(void **state)
 	assert_null(clockevents_preferred());
 }
 
-/* A counter for the rate-source test: it stands still, which is all
- * timekeeping needs here. */
-static uint64_t counter_value;
-static uint64_t counter_read(struct clocksource *cs)
-{
-	(void)cs;
-	return counter_value;
-}
-
-static void counter_init(struct clocksource *cs, const char *name, uint64_t freq)
-{
-	memset(cs, 0, sizeof(*cs));
-	cs->name = name;
-	cs->rating = 300;
-	cs->read = counter_read;
-	cs->mask = UINT64_MAX;
-	cs->freq_hz = freq;
-	cs->flags = CLOCK_SOURCE_CONTINUOUS;
-}
-
 /* A one-shot interrupt judged stale (it came in the first half of its
  * delay by the clocksource) is not passed on, but its deadline is armed
  * again for what is left: a clocksource that stood still (stalled, until
@@ -454,12 +355,12 @@ static void stale_count_handler(struct clock_event_device *dev) { (void)dev; sta
 static void test_stale_event_is_armed_again(void **state)
 {
 	(void)state;
-	static struct clocksource cs;
-	static struct fake_dev d;
-	counter_init(&cs, "gi", 1000000000);         /* 1 GHz: 1 count per ns */
-	counter_value = 5 * NSEC_PER_SEC;
-	assert_int_equal(clocksource_register(&cs), 0);
-	fake_init(&d, "dev", 100, CLOCK_EVT_FEAT_ONESHOT, 1000000000, 1, 0xFFFFFFFF);
+	static struct fake_counter gi;
+	static struct fake_clockevent d;
+	fake_counter_init(&gi, "gi", 300, 1000000000, 64);     /* 1 GHz: 1 count per ns */
+	gi.value = 5 * NSEC_PER_SEC;
+	assert_int_equal(clocksource_register(&gi.cs), 0);
+	fake_clockevent_init(&d, "dev", 100, CLOCK_EVT_FEAT_ONESHOT, 1000000000, 1, 0xFFFFFFFF);
 	assert_int_equal(clockevents_register(&d.dev), 0);
 	d.dev.event_handler = stale_count_handler;
 	stale_handled = 0;
@@ -475,7 +376,7 @@ static void test_stale_event_is_armed_again(void **state)
 	assert_int_equal(d.calls, calls + 1);       /* armed again ... */
 	assert_true(d.ticks[calls] == 10 * NSEC_PER_MSEC);  /* ... for all that is left */
 
-	counter_value += 10 * NSEC_PER_MSEC;        /* time moves: the next one counts */
+	gi.value += 10 * NSEC_PER_MSEC;             /* time moves: the next one counts */
 	clockevents_handle_event(&d.dev);
 	assert_int_equal(stale_handled, 1);
 	host_irqs_disabled = false;
@@ -485,13 +386,14 @@ static void test_stale_event_is_armed_again(void **state)
  * device with the same limits registered at that rate. */
 static void check_derived_at(const struct clock_event_device *d, uint64_t freq_hz)
 {
-	static struct fake_dev twins[8];
+	static struct fake_clockevent twins[8];
 	static char names[8][16];
 	static unsigned n;
 	assert_true(n < 8);
-	struct fake_dev *twin = &twins[n];
+	struct fake_clockevent *twin = &twins[n];
 	snprintf(names[n], sizeof(names[n]), "twin%u", n);
-	fake_init(twin, names[n], 1, d->features, freq_hz, d->min_delta_ticks, d->max_delta_ticks);
+	fake_clockevent_init(twin, names[n], 1, d->features, freq_hz, d->min_delta_ticks,
+	                     d->max_delta_ticks);
 	n++;
 	assert_int_equal(clockevents_register(&twin->dev), 0);
 	assert_true(d->freq_hz == freq_hz);
@@ -522,21 +424,23 @@ static void check_rate_kept(const struct clock_event_device *d,
 static void test_rate_source_follows(void **state)
 {
 	(void)state;
-	static struct clocksource tsc, hpet_cs;
-	static struct fake_dev deadline, bus, own, other;
-	counter_init(&tsc, "tsc", 2000000000);
-	counter_init(&hpet_cs, "hpet", 100000000);
-	assert_int_equal(clocksource_register(&tsc), 0);
-	assert_int_equal(clocksource_register(&hpet_cs), 0);
+	/* Counters that stand still, which is all timekeeping needs here. */
+	static struct fake_counter tsc, hpet_cs;
+	static struct fake_clockevent deadline, bus, own, other;
+	fake_counter_init(&tsc, "tsc", 300, 2000000000, 64);
+	fake_counter_init(&hpet_cs, "hpet", 300, 100000000, 64);
+	assert_int_equal(clocksource_register(&tsc.cs), 0);
+	assert_int_equal(clocksource_register(&hpet_cs.cs), 0);
 
-	fake_init(&deadline, "tsc-deadline", 270, CLOCK_EVT_FEAT_ONESHOT, 2000000000, 1000, 1ull << 62);
-	deadline.dev.rate_source = &tsc;
-	fake_init(&bus, "lapic", 260, BOTH, 62500000, 16, 0xFFFFFFFF);
-	bus.dev.rate_source = &tsc;
-	fake_init(&own, "hpet", 200, BOTH, 14318180, 3, 0x7FFFFFFF);
-	fake_init(&other, "other", 100, BOTH, 100000000, 3, 0x7FFFFFFF);
-	other.dev.rate_source = &hpet_cs;
-	struct fake_dev *all[] = { &deadline, &bus, &own, &other };
+	fake_clockevent_init(&deadline, "tsc-deadline", 270, CLOCK_EVT_FEAT_ONESHOT, 2000000000,
+	                     1000, 1ull << 62);
+	deadline.dev.rate_source = &tsc.cs;
+	fake_clockevent_init(&bus, "lapic", 260, BOTH, 62500000, 16, 0xFFFFFFFF);
+	bus.dev.rate_source = &tsc.cs;
+	fake_clockevent_init(&own, "hpet", 200, BOTH, 14318180, 3, 0x7FFFFFFF);
+	fake_clockevent_init(&other, "other", 100, BOTH, 100000000, 3, 0x7FFFFFFF);
+	other.dev.rate_source = &hpet_cs.cs;
+	struct fake_clockevent *all[] = { &deadline, &bus, &own, &other };
 	for (size_t i = 0; i < 4; i++)
 		assert_int_equal(clockevents_register(&all[i]->dev), 0);
 	struct clock_event_device own_before = own.dev, other_before = other.dev;
@@ -548,7 +452,7 @@ static void test_rate_source_follows(void **state)
 	assert_int_equal(bus.calls, 1);
 
 	/* +100 ppm: 2000000000 -> 2000200000 Hz. */
-	assert_int_equal(clocksource_change_rate(&tsc, 2000200000), 0);
+	assert_int_equal(clocksource_change_rate(&tsc.cs, 2000200000), 0);
 	check_derived_at(&deadline.dev, 2000200000);        /* exactly the new rate */
 	check_derived_at(&bus.dev, 62506250);               /* 62.5 MHz + 100 ppm */
 
@@ -563,27 +467,27 @@ static void test_rate_source_follows(void **state)
 	check_rate_kept(&other.dev, &other_before);
 
 	/* A refused rate moves nothing; neither does the same rate again. */
-	assert_int_equal(clocksource_change_rate(&tsc, 0), -EINVAL);
-	assert_int_equal(clocksource_change_rate(&tsc, 2000200000), 0);
+	assert_int_equal(clocksource_change_rate(&tsc.cs, 0), -EINVAL);
+	assert_int_equal(clocksource_change_rate(&tsc.cs, 2000200000), 0);
 	assert_true(deadline.dev.freq_hz == 2000200000);
 	assert_true(bus.dev.freq_hz == 62506250);
 
 	/* -50 ppm of the new rate: 2000200000 -> 2000100010 Hz; the bus timer
 	 * moves by the same ratio, truncated toward zero. */
-	assert_int_equal(clocksource_change_rate(&tsc, 2000100010), 0);
+	assert_int_equal(clocksource_change_rate(&tsc.cs, 2000100010), 0);
 	check_derived_at(&deadline.dev, 2000100010);
 	check_derived_at(&bus.dev, 62503126);
 	check_rate_kept(&own.dev, &own_before);
 
 	/* The other counter's change moves only its own follower. */
-	assert_int_equal(clocksource_change_rate(&hpet_cs, 100001000), 0);
+	assert_int_equal(clocksource_change_rate(&hpet_cs.cs, 100001000), 0);
 	check_derived_at(&other.dev, 100001000);
 	assert_true(bus.dev.freq_hz == 62503126);
 	check_rate_kept(&own.dev, &own_before);
 	/* A step whose product would overflow 64 bits (2 GHz times a 18 GHz
 	 * step) is not applied: that device keeps its rate. */
 	struct clock_event_device deadline_before = deadline.dev;
-	assert_int_equal(clocksource_change_rate(&tsc, 20000000000ull), 0);
+	assert_int_equal(clocksource_change_rate(&tsc.cs, 20000000000ull), 0);
 	check_rate_kept(&deadline.dev, &deadline_before);
 }
 
@@ -602,20 +506,20 @@ static void test_periodic_count(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup(test_register_derives_limits, reset),
-		cmocka_unit_test_setup(test_conversions, reset),
-		cmocka_unit_test_setup(test_register_rejects_bad_fields, reset),
-		cmocka_unit_test_setup(test_best_and_find, reset),
-		cmocka_unit_test_setup(test_state_changes, reset),
-		cmocka_unit_test_setup(test_program_event_clamps, reset),
-		cmocka_unit_test_setup(test_etime_retries_then_succeeds, reset),
-		cmocka_unit_test_setup(test_etime_gives_up, reset),
-		cmocka_unit_test_setup(test_etime_backoff_capped, reset),
-		cmocka_unit_test_setup(test_handle_event_counts, reset),
-		cmocka_unit_test_setup(test_preferred_name, reset),
-		cmocka_unit_test_setup(test_rate_source_follows, reset),
-		cmocka_unit_test_setup(test_periodic_count, reset),
-		cmocka_unit_test_setup(test_stale_event_is_armed_again, reset),
+		cmocka_unit_test_setup(test_register_derives_limits, fresh_clock_registry),
+		cmocka_unit_test_setup(test_conversions, fresh_clock_registry),
+		cmocka_unit_test_setup(test_register_rejects_bad_fields, fresh_clock_registry),
+		cmocka_unit_test_setup(test_best_and_find, fresh_clock_registry),
+		cmocka_unit_test_setup(test_state_changes, fresh_clock_registry),
+		cmocka_unit_test_setup(test_program_event_clamps, fresh_clock_registry),
+		cmocka_unit_test_setup(test_etime_retries_then_succeeds, fresh_clock_registry),
+		cmocka_unit_test_setup(test_etime_gives_up, fresh_clock_registry),
+		cmocka_unit_test_setup(test_etime_backoff_capped, fresh_clock_registry),
+		cmocka_unit_test_setup(test_handle_event_counts, fresh_clock_registry),
+		cmocka_unit_test_setup(test_preferred_name, fresh_clock_registry),
+		cmocka_unit_test_setup(test_rate_source_follows, fresh_clock_registry),
+		cmocka_unit_test_setup(test_periodic_count, fresh_clock_registry),
+		cmocka_unit_test_setup(test_stale_event_is_armed_again, fresh_clock_registry),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,4 +1,4 @@
-// SOURCES: kernel/time/clocksource.c kernel/time/watchdog.c kernel/time/clockevents.c kernel/time/timekeeping.c tests/unit/host_arch.c tests/unit/fake_clock.c kernel/time/mult_shift.c kernel/lib/format.c
+// SOURCES: kernel/time/clocksource.c kernel/time/watchdog.c kernel/time/clockevents.c kernel/time/timekeeping.c tests/unit/host_arch.c tests/unit/time_test.c kernel/time/mult_shift.c kernel/lib/format.c
 /* tests/unit/test_clocksource.c — mult/shift precision and the registry.
  *
  * The bound checked is the one derived above clocks_calc_mult_shift:
@@ -17,7 +17,7 @@
 #include "time/mult_shift.h"
 #include "time/timekeeping.h"
 #include "errno.h"
-#include "fake_clock.h"
+#include "time_test.h"
 
 extern char host_last_kprintf[256];
 
@@ -114,13 +114,6 @@ static void test_mult_shift_short_range_is_finer(void **state)
 	assert_true(s5 >= s600);
 	assert_true(m5 >= m600);
 	assert_true((u128)5 * 3579545 * m5 <= UINT64_MAX);
-}
-
-static int reset(void **state)
-{
-	(void)state;
-	clocksource_reset_for_test();
-	return 0;
 }
 
 static void test_register_derives_limits(void **state)
@@ -378,17 +371,17 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_mult_shift_error_bounds),
 		cmocka_unit_test(test_mult_shift_short_range_is_finer),
-		cmocka_unit_test_setup(test_register_derives_limits, reset),
-		cmocka_unit_test_setup(test_pm_timer_max_idle, reset),
-		cmocka_unit_test_setup(test_register_rejects_bad_fields, reset),
-		cmocka_unit_test_setup(test_best_rating_wins, reset),
-		cmocka_unit_test_setup(test_unstable_never_selected, reset),
-		cmocka_unit_test_setup(test_preferred_beats_rating, reset),
-		cmocka_unit_test_setup(test_preferred_unstable_falls_back, reset),
-		cmocka_unit_test_setup(test_preferred_name_too_long_ignored, reset),
-		cmocka_unit_test_setup(test_select_by_name, reset),
-		cmocka_unit_test_setup(test_pmtmr_is_acpi_pm, reset),
-		cmocka_unit_test_setup(test_mark_unstable_switches_away, reset),
+		cmocka_unit_test_setup(test_register_derives_limits, fresh_clock_registry),
+		cmocka_unit_test_setup(test_pm_timer_max_idle, fresh_clock_registry),
+		cmocka_unit_test_setup(test_register_rejects_bad_fields, fresh_clock_registry),
+		cmocka_unit_test_setup(test_best_rating_wins, fresh_clock_registry),
+		cmocka_unit_test_setup(test_unstable_never_selected, fresh_clock_registry),
+		cmocka_unit_test_setup(test_preferred_beats_rating, fresh_clock_registry),
+		cmocka_unit_test_setup(test_preferred_unstable_falls_back, fresh_clock_registry),
+		cmocka_unit_test_setup(test_preferred_name_too_long_ignored, fresh_clock_registry),
+		cmocka_unit_test_setup(test_select_by_name, fresh_clock_registry),
+		cmocka_unit_test_setup(test_pmtmr_is_acpi_pm, fresh_clock_registry),
+		cmocka_unit_test_setup(test_mark_unstable_switches_away, fresh_clock_registry),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -17,6 +17,7 @@
 #include "errno.h"
 
 #include "host_test.h"
+#include "time_test.h"          /* hrtimer_reset_for_test */
 
 static uint64_t rnd_below(uint64_t n) { return rnd64() % n; }
 

@@ -1,4 +1,4 @@
-// SOURCES: kernel/time/tick.c kernel/time/tick_sched.c kernel/time/tick_boot.c kernel/time/tick_smp.c kernel/time/wakeups.c kernel/time/trace.c kernel/time/timer.c kernel/time/timer_level.c kernel/time/slack.c kernel/time/hrtimer.c kernel/time/path.c kernel/time/clocksource.c kernel/time/watchdog.c kernel/time/timekeeping.c kernel/time/clockevents.c kernel/time/jiffies.c tests/unit/host_arch.c kernel/time/mult_shift.c kernel/lib/format.c
+// SOURCES: kernel/time/tick.c kernel/time/tick_sched.c kernel/time/tick_boot.c kernel/time/tick_smp.c kernel/time/wakeups.c kernel/time/trace.c kernel/time/timer.c kernel/time/timer_level.c kernel/time/slack.c kernel/time/hrtimer.c kernel/time/path.c kernel/time/clocksource.c kernel/time/watchdog.c kernel/time/timekeeping.c kernel/time/clockevents.c kernel/time/jiffies.c tests/unit/host_arch.c tests/unit/time_test.c kernel/time/mult_shift.c kernel/lib/format.c
 /* Host tests for the tick layer (kernel/time/tick.c, tick_sched.c) on a
  * fake clock and a fake clock event device: the skip rules and clamps, and
  * — over thousands of random sleeps, early wakes by other interrupts, and
@@ -26,6 +26,7 @@
 #include "time/wakeups.h"
 #include "arch/irq.h"
 #include "host_test.h"
+#include "time_test.h"
 #include "../../kernel/time/tick_internal.h"
 
 extern _Thread_local bool host_irqs_disabled;
@@ -39,12 +40,9 @@ extern _Thread_local bool host_irqs_disabled;
 /* The true time.  It starts at 0 so that it equals ktime_get_ns(). */
 static uint64_t fake_ns;
 
+/* The clocksource counts it at 1 GHz (made in setup_machine). */
 static uint64_t read_fake(struct clocksource *cs) { (void)cs; return fake_ns; }
-
-static struct clocksource fake_cs = {
-	.name = "fake", .rating = 300, .read = read_fake, .mask = UINT64_MAX,
-	.freq_hz = 1000000000, .flags = CLOCK_SOURCE_CONTINUOUS,
-};
+static struct clocksource fake_cs;
 
 /* Two devices counting at 1 GHz (1 tick = 1 ns): "short" can wait at most
  * 50 ms like a PIT, "long" 10 s like a LAPIC timer.  Only the tick device
@@ -91,6 +89,20 @@ static int fake_shutdown(struct clock_event_device *d)
 
 static struct clock_event_device dev_short = FAKE_DEVICE("short", 100, 50000000);
 static struct clock_event_device dev_long = FAKE_DEVICE("long", 200, 10000000000ull);
+
+/* An AP's own device, which records what its tick asked of it (made in
+ * setup_machine, never registered). */
+static struct fake_clockevent dev_ap;
+
+/* Like the kernel's AP device, a copy of a registered one's scaling (the
+ * same rate: 1 GHz). */
+static void scale_dev_ap_like_long(void)
+{
+	dev_ap.dev.mult = dev_long.mult;
+	dev_ap.dev.shift = dev_long.shift;
+	dev_ap.dev.min_delta_ns = dev_long.min_delta_ns;
+	dev_ap.dev.max_delta_ns = dev_long.max_delta_ns;
+}
 
 /* ------------------------------------------------ the reference */
 
@@ -278,9 +290,12 @@ static int setup_machine(void **state)
 	(void)state;
 	/* A fixed seed keeps CI repeatable; LULL_SEED=N explores others. */
 	srand(getenv("LULL_SEED") ? (unsigned)atoi(getenv("LULL_SEED")) : 12345);
+	fake_clocksource_init(&fake_cs, "fake", 300, NSEC_PER_SEC, UINT64_MAX, read_fake);
 	assert_int_equal(clocksource_register(&fake_cs), 0);
 	assert_int_equal(clockevents_register(&dev_short), 0);
 	assert_int_equal(clockevents_register(&dev_long), 0);
+	fake_clockevent_init(&dev_ap, "ap", 1, CLOCK_EVT_FEAT_PERIODIC | CLOCK_EVT_FEAT_ONESHOT,
+	                     NSEC_PER_SEC, 1000, 10000000000ull);
 	host_irqs_disabled = true;
 	tick_init();
 	host_irqs_disabled = false;
@@ -700,18 +715,6 @@ static void test_trace_records_what_the_tick_did(void **state)
 static unsigned changes;
 static void count_change(void) { changes++; }
 
-/* An AP's own device: what its tick asked of it. */
-static unsigned ap_hz, ap_shutdowns;
-static int ap_periodic(struct clock_event_device *d, unsigned hz) { (void)d; ap_hz = hz; return 0; }
-static int ap_oneshot(struct clock_event_device *d) { (void)d; return 0; }
-static int ap_next(struct clock_event_device *d, uint64_t t) { (void)d; (void)t; return 0; }
-static int ap_shutdown(struct clock_event_device *d) { (void)d; ap_hz = 0; ap_shutdowns++; return 0; }
-static struct clock_event_device dev_ap = {
-	.name = "ap", .rating = 1, .features = CLOCK_EVT_FEAT_PERIODIC | CLOCK_EVT_FEAT_ONESHOT,
-	.freq_hz = 1000000000, .min_delta_ticks = 1000, .max_delta_ticks = 10000000000ull,
-	.irq = -1, .set_periodic = ap_periodic, .set_oneshot = ap_oneshot,
-	.set_next_event = ap_next, .shutdown = ap_shutdown };
-
 struct ap_args { enum tick_mode mode; unsigned hz; struct tick_cpu seen; };
 
 /* A host thread plays CPU 1 (tests/unit/host_arch.c): it starts its tick,
@@ -723,9 +726,9 @@ static void *ap_thread(void *p)
 	struct ap_run *a = p;
 	host_cpu_id = 1;
 	host_irqs_disabled = false;
-	tick_secondary_start(&dev_ap, a->mode, a->hz);
+	tick_secondary_start(&dev_ap.dev, a->mode, a->hz);
 	a->seen = *this_tick();
-	a->dev_hz = ap_hz;                      /* what its device was asked */
+	a->dev_hz = dev_ap.periodic_hz;         /* what its device was asked */
 	host_irqs_disabled = true;
 	tick_irq_exit();                        /* the end of its first tick: timers run */
 	tick_idle_enter();
@@ -739,16 +742,11 @@ static struct ap_run run_on_ap(enum tick_mode mode, unsigned hz)
 {
 	struct ap_run a = { .mode = mode, .hz = hz };
 	pthread_t t;
-	/* Like the kernel's AP device, a copy of a registered one's scaling
-	 * (the same rate: 1 GHz). */
-	dev_ap.mult = dev_long.mult;
-	dev_ap.shift = dev_long.shift;
-	dev_ap.min_delta_ns = dev_long.min_delta_ns;
-	dev_ap.max_delta_ns = dev_long.max_delta_ns;
+	scale_dev_ap_like_long();
 	host_nr_cpus = 2;
 	assert_int_equal(pthread_create(&t, NULL, ap_thread, &a), 0);
 	pthread_join(t, NULL);
-	clockevents_shutdown(&dev_ap);
+	clockevents_shutdown(&dev_ap.dev);
 	*arch_tick_of(1) = (struct tick_cpu){ 0 };
 	host_nr_cpus = 1;
 	return a;
@@ -776,7 +774,7 @@ static void test_other_cpus_follow_the_tick(void **state)
 	/* An AP in periodic (and dyntick) mode ticks at the rate given, on
 	 * its own device and tick_cpu; the boot CPU's is untouched. */
 	struct ap_run ap = run_on_ap(TICK_MODE_PERIODIC, 100);
-	assert_ptr_equal(ap.seen.dev, &dev_ap);
+	assert_ptr_equal(ap.seen.dev, &dev_ap.dev);
 	assert_false(ap.seen.stopped);
 	assert_int_equal(ap.seen.hz, 100);
 	assert_int_equal(ap.dev_hz, 100);
@@ -809,12 +807,9 @@ static void test_jiffies_have_one_owner_over_handovers(void **state)
 	(void)state;
 	rng_state = 0x5eed0001;
 	host_nr_cpus = 2;
-	dev_ap.mult = dev_long.mult;
-	dev_ap.shift = dev_long.shift;
-	dev_ap.min_delta_ns = dev_long.min_delta_ns;
-	dev_ap.max_delta_ns = dev_long.max_delta_ns;
+	scale_dev_ap_like_long();
 	host_cpu_id = 1;
-	tick_secondary_start(&dev_ap, this_tick()->mode, arch_tick_of(0)->hz);
+	tick_secondary_start(&dev_ap.dev, this_tick()->mode, arch_tick_of(0)->hz);
 	host_cpu_id = 0;
 	check_jiffies_exact();
 	assert_int_equal(tick_jiffies_owner(), 0);
@@ -867,7 +862,7 @@ static void test_jiffies_have_one_owner_over_handovers(void **state)
 	tick_irq_exit();
 	host_irqs_disabled = false;
 	assert_int_equal(tick_jiffies_owner(), 0);
-	clockevents_shutdown(&dev_ap);
+	clockevents_shutdown(&dev_ap.dev);
 	*arch_tick_of(1) = (struct tick_cpu){ 0 };
 	host_nr_cpus = 1;
 	check_jiffies_exact();
@@ -899,7 +894,7 @@ static void wake_on(unsigned cpu, unsigned vector)
 	} else {
 		tick_irq_enter(vector);
 		if (vector == VEC_DEV)
-			dev_ap.event_handler(&dev_ap);
+			dev_ap.dev.event_handler(&dev_ap.dev);
 		tick_irq_exit();
 	}
 	tick_idle_exit();
@@ -921,14 +916,11 @@ static void test_dyntick_cpus_share_one_skip(void **state)
 	uint64_t period = this_tick()->period_ns;
 	host_nr_cpus = 2;
 	timer_wheel_init(jiffies);
-	dev_ap.mult = dev_long.mult;
-	dev_ap.shift = dev_long.shift;
-	dev_ap.min_delta_ns = dev_long.min_delta_ns;
-	dev_ap.max_delta_ns = dev_long.max_delta_ns;
+	scale_dev_ap_like_long();
 	unsigned hz = this_tick()->hz;
 	host_cpu_id = 1;
 	host_irqs_disabled = true;
-	tick_secondary_start(&dev_ap, TICK_MODE_DYNTICK, hz);
+	tick_secondary_start(&dev_ap.dev, TICK_MODE_DYNTICK, hz);
 	host_cpu_id = 0;
 	deliver(VEC_DEV);               /* CPU 0 just ticked */
 	exp_advance();
@@ -1008,7 +1000,7 @@ static void test_dyntick_cpus_share_one_skip(void **state)
 	host_cpu_id = 1;
 	tick_release_jiffies();
 	host_cpu_id = 0;
-	clockevents_shutdown(&dev_ap);
+	clockevents_shutdown(&dev_ap.dev);
 	*arch_tick_of(1) = (struct tick_cpu){ 0 };
 	host_nr_cpus = 1;
 	host_irqs_disabled = true;

@@ -1,4 +1,4 @@
-// SOURCES: kernel/time/tick.c kernel/time/tick_sched.c kernel/time/tick_boot.c kernel/time/tick_smp.c kernel/time/wakeups.c kernel/time/trace.c kernel/time/timer.c kernel/time/timer_level.c kernel/time/slack.c kernel/time/hrtimer.c kernel/time/path.c kernel/time/clocksource.c kernel/time/watchdog.c kernel/time/timekeeping.c kernel/time/clockevents.c kernel/time/jiffies.c kernel/lib/cmdline.c kernel/lib/format.c tests/unit/host_arch.c kernel/time/mult_shift.c
+// SOURCES: kernel/time/tick.c kernel/time/tick_sched.c kernel/time/tick_boot.c kernel/time/tick_smp.c kernel/time/wakeups.c kernel/time/trace.c kernel/time/timer.c kernel/time/timer_level.c kernel/time/slack.c kernel/time/hrtimer.c kernel/time/path.c kernel/time/clocksource.c kernel/time/watchdog.c kernel/time/timekeeping.c kernel/time/clockevents.c kernel/time/jiffies.c kernel/lib/cmdline.c kernel/lib/format.c tests/unit/host_arch.c tests/unit/time_test.c kernel/time/mult_shift.c
 /* Host tests for how the tick starts (kernel/time/tick_boot.c) and
  * which device each mode runs on: the 2005 patch's dyntick= option parsed
  * its way, its boot messages in its order and in the cases it printed them
@@ -20,42 +20,52 @@
 #include "time/hrtimer.h"
 #include "time/tick.h"
 #include "host_test.h"
+#include "time_test.h"
 
-static uint64_t fake_ns;
-static uint64_t read_fake(struct clocksource *cs) { (void)cs; return fake_ns; }
-
-static struct clocksource continuous_cs = {
-	.name = "tsc", .rating = 300, .read = read_fake, .mask = UINT64_MAX,
-	.freq_hz = 1000000000, .flags = CLOCK_SOURCE_CONTINUOUS,
-};
+/* The machine's counters stand still: no test here lets time pass. */
+static struct fake_counter continuous;
 /* Counts only its own tick interrupts, like the PIT as a clocksource. */
-static struct clocksource tick_counting_cs = {
-	.name = "pit", .rating = 110, .read = read_fake, .mask = UINT64_MAX,
-	.freq_hz = 1000000000,
-};
+static struct fake_counter tick_counting;
 
-static int fake_periodic(struct clock_event_device *d, unsigned hz) { (void)d, (void)hz; return 0; }
-static int fake_oneshot(struct clock_event_device *d) { (void)d; return 0; }
-static int fake_next(struct clock_event_device *d, uint64_t ticks) { (void)d, (void)ticks; return 0; }
-static int fake_shutdown(struct clock_event_device *d) { (void)d; return 0; }
-
-#define DEVICE(nm, rate, feat) {                                                 \
-	.name = nm, .rating = rate, .features = feat, .freq_hz = 1000000000,    \
-	.min_delta_ticks = 1000, .max_delta_ticks = 10000000000ull, .irq = -1,  \
-	.set_periodic = fake_periodic, .set_oneshot = fake_oneshot,             \
-	.set_next_event = fake_next, .shutdown = fake_shutdown }
 #define BOTH (CLOCK_EVT_FEAT_PERIODIC | CLOCK_EVT_FEAT_ONESHOT)
 
-static struct clock_event_device pit = DEVICE("pit", 100, BOTH);
-static struct clock_event_device lapic = DEVICE("lapic", 260, BOTH);
-static struct clock_event_device deadline = DEVICE("tsc-deadline", 270, CLOCK_EVT_FEAT_ONESHOT);
-static struct clock_event_device periodic_only = DEVICE("periodic-only", 50, CLOCK_EVT_FEAT_PERIODIC);
+static struct fake_clockevent pit, lapic, deadline, periodic_only;
+
+/* A driver that cannot program its chip (a lab's stub, or hardware
+ * that went away): every mode fails. */
+static struct fake_clockevent broken;
+static int refuse_periodic(struct clock_event_device *d, unsigned hz) { (void)d, (void)hz; return -ENOSYS; }
+static int refuse_oneshot(struct clock_event_device *d) { (void)d; return -ENOSYS; }
+static int (*working_periodic)(struct clock_event_device *d, unsigned hz);  /* to mend it */
+
+/* A device counting at 1 GHz (1 tick = 1 ns), from 1 us to 10 s. */
+static void device_init(struct fake_clockevent *d, const char *name, int rating, uint32_t features)
+{
+	fake_clockevent_init(d, name, rating, features, NSEC_PER_SEC, 1000, 10000000000ull);
+}
+
+/* The parts, made once; boot() registers those a test names. */
+static int make_parts(void **state)
+{
+	(void)state;
+	fake_counter_init(&continuous, "tsc", 300, NSEC_PER_SEC, 64);
+	fake_counter_init(&tick_counting, "pit", 110, NSEC_PER_SEC, 64);
+	tick_counting.cs.flags = 0;
+	device_init(&pit, "pit", 100, BOTH);
+	device_init(&lapic, "lapic", 260, BOTH);
+	device_init(&deadline, "tsc-deadline", 270, CLOCK_EVT_FEAT_ONESHOT);
+	device_init(&periodic_only, "periodic-only", 50, CLOCK_EVT_FEAT_PERIODIC);
+	device_init(&broken, "broken", 10, BOTH);
+	working_periodic = broken.dev.set_periodic;
+	broken.dev.set_periodic = refuse_periodic;
+	broken.dev.set_oneshot = refuse_oneshot;
+	return 0;
+}
 
 /* A fresh machine with these devices, booted with `options`. */
 static void boot(struct clocksource *cs, struct clock_event_device **devs, const char *options)
 {
-	clocksource_reset_for_test();
-	clockevents_reset_for_test();
+	clock_registry_reset();
 	hrtimer_reset_for_test();
 	tick_reset_for_test();
 	host_kprintf_log[0] = '\0';
@@ -70,18 +80,8 @@ static void boot(struct clocksource *cs, struct clock_event_device **devs, const
 	host_irqs_disabled = false;
 }
 
-/* A driver that cannot program its chip (a lab's stub, or hardware
- * that went away): every mode fails. */
-static int refuse_periodic(struct clock_event_device *d, unsigned hz) { (void)d, (void)hz; return -ENOSYS; }
-static int refuse_oneshot(struct clock_event_device *d) { (void)d; return -ENOSYS; }
-static struct clock_event_device broken = {
-	.name = "broken", .rating = 10, .features = BOTH, .freq_hz = 1000000000,
-	.min_delta_ticks = 1000, .max_delta_ticks = 10000000000ull, .irq = -1,
-	.set_periodic = refuse_periodic, .set_oneshot = refuse_oneshot,
-	.set_next_event = fake_next, .shutdown = fake_shutdown };
-
-static struct clock_event_device *qemu_devices[] = { &pit, &lapic, NULL };
-static struct clock_event_device *bochs_devices[] = { &pit, &lapic, &deadline, NULL };
+static struct clock_event_device *qemu_devices[] = { &pit.dev, &lapic.dev, NULL };
+static struct clock_event_device *bochs_devices[] = { &pit.dev, &lapic.dev, &deadline.dev, NULL };
 
 static void assert_running(enum tick_mode mode, const struct clock_event_device *dev)
 {
@@ -119,21 +119,21 @@ static void test_dyntick_option_parsed_as_the_patch_did(void **state)
 {
 	(void)state;
 	const struct option_case cases[] = {
-		{ "", TICK_MODE_TICKLESS, &lapic },                     /* lull's default */
-		{ "dyntick=enable", TICK_MODE_DYNTICK, &pit },
-		{ "dyntick=enabled", TICK_MODE_DYNTICK, &pit },          /* strncmp's prefix */
-		{ "dyntick=enable,forceapic", TICK_MODE_DYNTICK, &lapic },
-		{ "dyntick=enable+forceapic!", TICK_MODE_DYNTICK, &lapic },   /* strstr anywhere */
-		{ "dyntick=forceapic,enable", TICK_MODE_PERIODIC, &lapic },
-		{ "dyntick=forceapic", TICK_MODE_PERIODIC, &lapic },
-		{ "dyntick=disable", TICK_MODE_PERIODIC, &pit },
-		{ "dyntick=sometimes", TICK_MODE_TICKLESS, &lapic },     /* warned, ignored */
-		{ "dyntick=enable tick=tickless", TICK_MODE_TICKLESS, &lapic },
-		{ "tick=tickless dyntick=enable", TICK_MODE_DYNTICK, &pit },  /* the last word wins */
-		{ "dyntick=enable clockevent=lapic", TICK_MODE_DYNTICK, &lapic },
+		{ "", TICK_MODE_TICKLESS, &lapic.dev },                 /* lull's default */
+		{ "dyntick=enable", TICK_MODE_DYNTICK, &pit.dev },
+		{ "dyntick=enabled", TICK_MODE_DYNTICK, &pit.dev },      /* strncmp's prefix */
+		{ "dyntick=enable,forceapic", TICK_MODE_DYNTICK, &lapic.dev },
+		{ "dyntick=enable+forceapic!", TICK_MODE_DYNTICK, &lapic.dev },   /* strstr anywhere */
+		{ "dyntick=forceapic,enable", TICK_MODE_PERIODIC, &lapic.dev },
+		{ "dyntick=forceapic", TICK_MODE_PERIODIC, &lapic.dev },
+		{ "dyntick=disable", TICK_MODE_PERIODIC, &pit.dev },
+		{ "dyntick=sometimes", TICK_MODE_TICKLESS, &lapic.dev }, /* warned, ignored */
+		{ "dyntick=enable tick=tickless", TICK_MODE_TICKLESS, &lapic.dev },
+		{ "tick=tickless dyntick=enable", TICK_MODE_DYNTICK, &pit.dev },  /* the last word wins */
+		{ "dyntick=enable clockevent=lapic", TICK_MODE_DYNTICK, &lapic.dev },
 	};
 	for (unsigned i = 0; i < ARRAY_SIZE(cases); i++) {
-		boot(&continuous_cs, qemu_devices, cases[i].options);
+		boot(&continuous.cs, qemu_devices, cases[i].options);
 		if (this_tick()->mode != cases[i].mode || this_tick()->dev != cases[i].dev)
 			fail_msg("'%s': %s on %s, want %s on %s", cases[i].options,
 			         tick_mode_name(this_tick()->mode), this_tick()->dev->name,
@@ -146,7 +146,7 @@ static void test_dyntick_option_parsed_as_the_patch_did(void **state)
 static void test_boot_lines_in_the_patchs_order(void **state)
 {
 	(void)state;
-	boot(&continuous_cs, qemu_devices, "dyntick=enable");
+	boot(&continuous.cs, qemu_devices, "dyntick=enable");
 	const char *const lines[] = {
 		"Using tsc for high-res timesource\n",
 		"dyn-tick: Found suitable timer: tsc\n",
@@ -159,12 +159,12 @@ static void test_boot_lines_in_the_patchs_order(void **state)
 	assert_log_in_order(lines);
 	assert_logged("Timer not enabled", false);
 
-	boot(&continuous_cs, qemu_devices, "dyntick=disable");
+	boot(&continuous.cs, qemu_devices, "dyntick=disable");
 	assert_logged("dyn-tick: Timer not enabled during boot\n", true);
 	assert_logged("Timer using dynamic tick", false);
 
 	/* Tickless is lull's, not the patch's: neither of its last words. */
-	boot(&continuous_cs, qemu_devices, "");
+	boot(&continuous.cs, qemu_devices, "");
 	assert_logged("Timer using dynamic tick", false);
 	assert_logged("Timer not enabled", false);
 	assert_logged("tick: tickless on lapic (rating 260; the best-rated device that can run it)", true);
@@ -173,7 +173,7 @@ static void test_boot_lines_in_the_patchs_order(void **state)
 static void test_no_suitable_timer_stops_the_patch_early(void **state)
 {
 	(void)state;
-	boot(&tick_counting_cs, qemu_devices, "dyntick=enable");
+	boot(&tick_counting.cs, qemu_devices, "dyntick=enable");
 	const char *const lines[] = {
 		"Using pit for high-res timesource\n",
 		"dyn-tick: Cannot use timer pit\n",
@@ -184,30 +184,30 @@ static void test_no_suitable_timer_stops_the_patch_early(void **state)
 	assert_log_in_order(lines);
 	assert_logged("Maximum ticks", false);
 	assert_logged("Timer ", false);
-	assert_running(TICK_MODE_PERIODIC, &pit);
+	assert_running(TICK_MODE_PERIODIC, &pit.dev);
 }
 
 static void test_forceapic_without_an_apic(void **state)
 {
 	(void)state;
-	struct clock_event_device *no_apic[] = { &pit, NULL };
-	boot(&continuous_cs, no_apic, "dyntick=enable,forceapic");
+	struct clock_event_device *no_apic[] = { &pit.dev, NULL };
+	boot(&continuous.cs, no_apic, "dyntick=enable,forceapic");
 	assert_logged("dyn-tick: Cannot use local APIC\n", true);
-	assert_running(TICK_MODE_DYNTICK, &pit);
+	assert_running(TICK_MODE_DYNTICK, &pit.dev);
 	/* Not asked for, not said. */
-	boot(&continuous_cs, no_apic, "dyntick=enable");
+	boot(&continuous.cs, no_apic, "dyntick=enable");
 	assert_logged("Cannot use local APIC", false);
 }
 
 static void test_init_failed_when_no_device_can_run_dyntick(void **state)
 {
 	(void)state;
-	struct clock_event_device *no_both[] = { &periodic_only, &deadline, NULL };
-	boot(&continuous_cs, no_both, "dyntick=enable");
+	struct clock_event_device *no_both[] = { &periodic_only.dev, &deadline.dev, NULL };
+	boot(&continuous.cs, no_both, "dyntick=enable");
 	assert_logged("dyn-tick: Init failed\n", true);
 	assert_logged("Timer using dynamic tick", false);
 	assert_logged("dyn-tick: Timer not enabled during boot\n", true);
-	assert_running(TICK_MODE_PERIODIC, &periodic_only);
+	assert_running(TICK_MODE_PERIODIC, &periodic_only.dev);
 }
 
 /* ------------------------------------------------------------ switches */
@@ -215,48 +215,48 @@ static void test_init_failed_when_no_device_can_run_dyntick(void **state)
 static void test_each_mode_takes_its_device_and_says_when_it_moves(void **state)
 {
 	(void)state;
-	boot(&continuous_cs, bochs_devices, "");
-	assert_running(TICK_MODE_TICKLESS, &deadline);
+	boot(&continuous.cs, bochs_devices, "");
+	assert_running(TICK_MODE_TICKLESS, &deadline.dev);
 
 	host_kprintf_log[0] = '\0';
 	assert_int_equal(tick_set_mode(TICK_MODE_PERIODIC), 0);
-	assert_running(TICK_MODE_PERIODIC, &lapic);
+	assert_running(TICK_MODE_PERIODIC, &lapic.dev);
 	assert_string_equal(host_kprintf_log, "tick: periodic now on lapic, not tsc-deadline "
 	                                      "(the best-rated device that can run it)\n");
 	host_kprintf_log[0] = '\0';
 	assert_int_equal(tick_set_mode(TICK_MODE_DYNTICK), 0);
-	assert_running(TICK_MODE_DYNTICK, &lapic);
+	assert_running(TICK_MODE_DYNTICK, &lapic.dev);
 	assert_string_equal(host_kprintf_log, "");                  /* no move, no word */
 	assert_int_equal(tick_set_mode(TICK_MODE_TICKLESS), 0);
-	assert_running(TICK_MODE_TICKLESS, &deadline);               /* back */
+	assert_running(TICK_MODE_TICKLESS, &deadline.dev);           /* back */
 	assert_string_equal(host_kprintf_log, "tick: tickless now on tsc-deadline, not lapic "
 	                                      "(the best-rated device that can run it)\n");
 
 	/* A device the user names sticks across switches it can run. */
 	assert_int_equal(tick_set_device("pit"), 0);
-	assert_running(TICK_MODE_TICKLESS, &pit);
+	assert_running(TICK_MODE_TICKLESS, &pit.dev);
 	host_kprintf_log[0] = '\0';
 	assert_int_equal(tick_set_mode(TICK_MODE_PERIODIC), 0);
 	assert_int_equal(tick_set_mode(TICK_MODE_TICKLESS), 0);
-	assert_running(TICK_MODE_TICKLESS, &pit);
+	assert_running(TICK_MODE_TICKLESS, &pit.dev);
 	assert_string_equal(host_kprintf_log, "");
 	/* Refused: it cannot run the mode; nothing changes. */
 	assert_int_equal(tick_set_device("periodic-only"), -ENOENT);
 	host_kprintf_log[0] = '\0';
 	assert_int_equal(tick_set_mode(TICK_MODE_PERIODIC), 0);
 	assert_int_equal(tick_set_device("tsc-deadline"), -EINVAL);
-	assert_running(TICK_MODE_PERIODIC, &pit);
+	assert_running(TICK_MODE_PERIODIC, &pit.dev);
 }
 
 static void test_dyntick_option_leaves_tickless_to_the_best(void **state)
 {
 	(void)state;
-	boot(&continuous_cs, bochs_devices, "dyntick=enable");
-	assert_running(TICK_MODE_DYNTICK, &pit);
+	boot(&continuous.cs, bochs_devices, "dyntick=enable");
+	assert_running(TICK_MODE_DYNTICK, &pit.dev);
 	assert_int_equal(tick_set_mode(TICK_MODE_TICKLESS), 0);
-	assert_running(TICK_MODE_TICKLESS, &deadline);
+	assert_running(TICK_MODE_TICKLESS, &deadline.dev);
 	assert_int_equal(tick_set_mode(TICK_MODE_PERIODIC), 0);
-	assert_running(TICK_MODE_PERIODIC, &pit);                  /* the patch's tick */
+	assert_running(TICK_MODE_PERIODIC, &pit.dev);              /* the patch's tick */
 }
 
 /* A device that refuses the mode is not kept (the CPU would halt with no
@@ -265,37 +265,37 @@ static void test_dyntick_option_leaves_tickless_to_the_best(void **state)
 static void test_a_device_that_refuses_is_not_kept(void **state)
 {
 	(void)state;
-	static struct clock_event_device *devs[] = { &pit, &lapic, &broken, NULL };
-	boot(&continuous_cs, devs, "");
-	assert_running(TICK_MODE_TICKLESS, &lapic);
+	static struct clock_event_device *devs[] = { &pit.dev, &lapic.dev, &broken.dev, NULL };
+	boot(&continuous.cs, devs, "");
+	assert_running(TICK_MODE_TICKLESS, &lapic.dev);
 	for (int mode = TICK_MODE_PERIODIC; mode <= TICK_MODE_TICKLESS; mode++) {
 		assert_int_equal(tick_set_mode((enum tick_mode)mode), 0);
 		const char *name = mode == TICK_MODE_PERIODIC ? "periodic" :
 		                   mode == TICK_MODE_DYNTICK ? "dyntick" : "tickless";
 		host_kprintf_log[0] = '\0';
 		assert_int_equal(tick_set_device("broken"), -ENOSYS);
-		assert_running((enum tick_mode)mode, &lapic);
+		assert_running((enum tick_mode)mode, &lapic.dev);
 		char want[160];
 		snprintf(want, sizeof(want), "error: broken refused the %s tick (error -38): "
 		         "the tick stays %s on lapic\n", name, name);
 		assert_string_equal(host_kprintf_log, want);
-		assert_int_equal(lapic.state, mode == TICK_MODE_TICKLESS ? CLOCK_EVT_STATE_ONESHOT
-		                                                         : CLOCK_EVT_STATE_PERIODIC);
+		assert_int_equal(lapic.dev.state, mode == TICK_MODE_TICKLESS ? CLOCK_EVT_STATE_ONESHOT
+		                                                             : CLOCK_EVT_STATE_PERIODIC);
 	}
 	/* Not the user's choice: the next switch still takes the best. */
 	assert_int_equal(tick_set_mode(TICK_MODE_PERIODIC), 0);
-	assert_running(TICK_MODE_PERIODIC, &lapic);
+	assert_running(TICK_MODE_PERIODIC, &lapic.dev);
 	/* The device works again: it is taken. */
-	broken.set_periodic = fake_periodic;
+	broken.dev.set_periodic = working_periodic;
 	assert_int_equal(tick_set_device("broken"), 0);
-	assert_running(TICK_MODE_PERIODIC, &broken);
+	assert_running(TICK_MODE_PERIODIC, &broken.dev);
 	/* A mode it cannot start goes back to the old mode on it. */
 	host_kprintf_log[0] = '\0';
 	assert_int_equal(tick_set_mode(TICK_MODE_TICKLESS), -ENOSYS);
-	assert_running(TICK_MODE_PERIODIC, &broken);
+	assert_running(TICK_MODE_PERIODIC, &broken.dev);
 	assert_string_equal(host_kprintf_log, "error: broken refused the tickless tick (error -38): "
 	                                      "the tick stays periodic on broken\n");
-	broken.set_periodic = refuse_periodic;
+	broken.dev.set_periodic = refuse_periodic;
 }
 
 int main(void)
@@ -310,5 +310,5 @@ int main(void)
 		cmocka_unit_test(test_dyntick_option_leaves_tickless_to_the_best),
 		cmocka_unit_test(test_a_device_that_refuses_is_not_kept),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, make_parts, NULL);
 }

@@ -1,4 +1,4 @@
-// SOURCES: kernel/time/timekeeping.c kernel/time/clocksource.c kernel/time/watchdog.c kernel/time/clockevents.c tests/unit/host_arch.c tests/unit/fake_clock.c kernel/time/mult_shift.c kernel/lib/format.c
+// SOURCES: kernel/time/timekeeping.c kernel/time/clocksource.c kernel/time/watchdog.c kernel/time/clockevents.c tests/unit/host_arch.c tests/unit/time_test.c kernel/time/mult_shift.c kernel/lib/format.c
 /* tests/unit/test_timekeeping.c — ktime across counter wraps and switches.
  *
  * Fake counters of 16, 24, 32 and 64 bits start just below their wrap and
@@ -18,7 +18,7 @@
 #include "time/clocksource.h"
 #include "time/timekeeping.h"
 #include "errno.h"
-#include "fake_clock.h"
+#include "time_test.h"
 
 
 typedef unsigned __int128 u128;
@@ -26,13 +26,6 @@ typedef unsigned __int128 u128;
 #include "host_test.h"
 
 static uint64_t rnd_below(uint64_t n) { return n ? rnd64() % n : 0; }
-
-static int reset(void **state)
-{
-	(void)state;
-	clocksource_reset_for_test();
-	return 0;
-}
 
 /* Before any counter exists time stands at 0 and nothing can wrap.  This
  * must run first: timekeeping has no reset, only a fresh init. */
@@ -58,7 +51,7 @@ static long double ns_error_per_cycle(const struct clocksource *cs)
 static void check_wrap_accumulation(uint64_t freq, unsigned bits, bool masked_read, uint64_t seed)
 {
 	static struct fake_counter f;
-	clocksource_reset_for_test();
+	clock_registry_reset();
 	rng_state = seed;
 	fake_counter_init(&f, "fake", 100, freq, bits);
 	f.masked_read = masked_read;
@@ -221,7 +214,7 @@ static void test_switch_no_jump_no_backwards(void **state)
 static void check_rate_change(uint64_t boot_hz, uint64_t true_hz, unsigned bits, uint64_t seed)
 {
 	static struct fake_counter f, other;
-	clocksource_reset_for_test();
+	clock_registry_reset();
 	rng_state = seed;
 	fake_counter_init(&f, "tsc", 300, boot_hz, bits);
 	fake_counter_init(&other, "hpet", 250, 14318180, 32);
@@ -331,12 +324,12 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_before_any_clocksource),
-		cmocka_unit_test_setup(test_wrap_accumulation, reset),
-		cmocka_unit_test_setup(test_frequent_updates_do_not_drift, reset),
-		cmocka_unit_test_setup(test_switch_no_jump_no_backwards, reset),
-		cmocka_unit_test_setup(test_counter_step_back_holds_time, reset),
-		cmocka_unit_test_setup(test_delta_at_max_cycles, reset),
-		cmocka_unit_test_setup(test_rate_change_no_jump, reset),
+		cmocka_unit_test_setup(test_wrap_accumulation, fresh_clock_registry),
+		cmocka_unit_test_setup(test_frequent_updates_do_not_drift, fresh_clock_registry),
+		cmocka_unit_test_setup(test_switch_no_jump_no_backwards, fresh_clock_registry),
+		cmocka_unit_test_setup(test_counter_step_back_holds_time, fresh_clock_registry),
+		cmocka_unit_test_setup(test_delta_at_max_cycles, fresh_clock_registry),
+		cmocka_unit_test_setup(test_rate_change_no_jump, fresh_clock_registry),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

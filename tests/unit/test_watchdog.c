@@ -1,4 +1,4 @@
-// SOURCES: kernel/time/watchdog.c kernel/time/inject.c kernel/time/clocksource.c kernel/time/clockevents.c kernel/time/timekeeping.c tests/unit/host_arch.c tests/unit/fake_clock.c kernel/time/mult_shift.c kernel/lib/format.c
+// SOURCES: kernel/time/watchdog.c kernel/time/inject.c kernel/time/clocksource.c kernel/time/clockevents.c kernel/time/timekeeping.c tests/unit/host_arch.c tests/unit/time_test.c kernel/time/mult_shift.c kernel/lib/format.c
 /* tests/unit/test_watchdog.c — the clocksource watchdog against fake
  * counters that all follow one simulated real time, and the faults of
  * kernel/time/inject.c that it must catch.
@@ -23,7 +23,7 @@
 #include "time/timekeeping.h"
 #include "time/watchdog.h"
 #include "errno.h"
-#include "fake_clock.h"
+#include "time_test.h"
 #include "host_test.h"
 
 static struct fake_counter tsc, hpet, pm;
@@ -66,8 +66,7 @@ static void advance(uint64_t ns)
 static int setup(void **state)
 {
 	(void)state;
-	clocksource_reset_for_test();
-	watchdog_reset_for_test();
+	clock_registry_reset();
 	inject_clocksource_clear();
 	real_ns = 5 * NSEC_PER_SEC;
 	tsc_error_ppm = pm_error_ppm = 0;
