@@ -4,7 +4,7 @@
 #   make iso          build/lull.iso (GRUB, menu in boot/grub.cfg)
 #   make run          boot the ISO in QEMU, serial console on this terminal
 #   make debug        QEMU halted at the first instruction, waiting for gdb
-#   make test         unit tests (host) + a short fuzz run + system tests (QEMU)
+#   make test         unit tests (host) + a short fuzz run + system tests (QEMU), each phase timed
 #   make fuzz         each libFuzzer harness in tests/fuzz/ for FUZZ_SECONDS (docs/robustness.md)
 #   make bench        tick modes vs. each other and an idle Linux guest (docs/benchmarks.md)
 #   make soak         24 guest hours in each tick mode under icount, checked (tools/soak.py)
@@ -62,7 +62,7 @@ OBJS     := $(patsubst %.c,$(BUILD)/%.o,$(C_SRCS)) $(patsubst %.asm,$(BUILD)/%.o
 # Rebuild everything when HZ changes: it is baked into the objects.
 HZ_STAMP := $(BUILD)/.hz-$(HZ)
 
-.PHONY: all iso run debug test test-smp unit system fuzz fuzz-short clean deps bench bench-timers soak linux lab grade FORCE
+.PHONY: all iso run debug test test-smp unit system meta fuzz fuzz-short clean deps bench bench-timers soak linux lab grade FORCE
 all: $(BUILD)/lull.elf $(BUILD)/lull.asm $(BUILD)/lull.sym
 
 # Tools.  On Debian/Ubuntu the first step of a build installs the missing
@@ -76,6 +76,8 @@ deps_run          := build iso run
 deps_debug        := build iso run debug
 deps_unit         := unit
 deps_system       := build iso system linux
+deps_meta         := system
+deps_test-smp     := build iso system
 deps_test         := build iso unit fuzz system linux
 deps_fuzz         := fuzz
 deps_fuzz-short   := fuzz
@@ -223,16 +225,29 @@ $(UNIT_DIR)/test_%: tests/unit/test_%.c $$(call unit_sources,tests/unit/test_$$*
 unit: $(UNIT_TESTS) $(BUILD)/timer_bench
 	@set -e; for t in $(UNIT_TESTS); do echo "== $$t"; $$t; done
 
-# The system tests boot the Linux series too (tests/system/test_linux.py):
-# `make linux` first, which rebuilds only what changed.
+# The system tests (tests/system, on the VM library tests/lullvm) run on
+# every core (pytest-xdist: TEST_JOBS workers).  The Linux series' tests
+# (marked linux, tests/system/test_linux.py) need `make linux` first, which
+# runs only when PYTEST_ARGS leaves one of them selected.  One test:
+#   make system PYTEST_ARGS="-k test_dyntick_skip_limit_and_counts"
+TEST_JOBS ?= $(shell nproc)
+PYTEST := $(PYTHON) -m pytest -q -p no:cacheprovider
 system: $(BUILD)/lull.elf $(BUILD)/lull.iso
-	$(MAKE) --no-print-directory linux
-	$(PYTHON) -m pytest -q tests/system $(PYTEST_ARGS)
+	@if $(PYTEST) --collect-only -m linux tests/system $(PYTEST_ARGS) 2>/dev/null | grep -q '::'; then \
+	  $(MAKE) --no-print-directory linux; fi
+	$(PYTEST) -n $(TEST_JOBS) tests/system $(PYTEST_ARGS)
 
+# The tests that boot nothing: the VM library's parsers, the tree's layout,
+# the install lists.
+meta:
+	$(PYTEST) tests/meta $(PYTEST_ARGS)
+
+# Every part of the suite, phase by phase, with each phase's time at the end
+# (tools/run-tests; tests/README.md): the Linux series builds beside the
+# host tests, the short fuzz run, the tests that boot nothing (tests/meta),
+# the system tests and their SMP repeats; then the series' boot tests.
 test: all iso
-	$(MAKE) --no-print-directory unit
-	$(MAKE) --no-print-directory fuzz-short
-	$(MAKE) --no-print-directory system
+	@BUILD=$(BUILD) PYTHON=$(PYTHON) TEST_JOBS=$(TEST_JOBS) MAKE="$(MAKE)" tools/run-tests
 
 # ---------------------------------------------------------------- fuzz
 # One libFuzzer harness per parser that reads what lull does not control:
@@ -273,13 +288,13 @@ fuzz: $(patsubst %,$(FUZZ_DIR)/fuzz_%,$(FUZZ_TARGETS))
 fuzz-short:
 	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(FUZZ_SHORT_SECONDS)
 
-# The whole system suite again on 2 and on 4 CPUs: every boot that names
-# no CPU count gets -smp N (LULL_SMP, tests/system/conftest.py).  Not part
-# of `make test`, which runs the SMP tests on 1, 2, 4 and 8 CPUs and every
-# other test on one: this would triple its time (docs/smp.md).
+# The system tests whose subject is the tick and the timers (marked
+# smp_again) again on 2 and on 4 CPUs: every boot that names no CPU count
+# gets -smp N (LULL_SMP, tests/lullvm/qemu.py).  `make test` runs it; the
+# SMP tests themselves run on 1, 2, 4 and 8 CPUs in any case (docs/smp.md).
 test-smp: all iso
-	LULL_SMP=2 $(MAKE) --no-print-directory system
-	LULL_SMP=4 $(MAKE) --no-print-directory system
+	LULL_SMP=2 $(PYTEST) -n $(TEST_JOBS) -m smp_again tests/system $(PYTEST_ARGS)
+	LULL_SMP=4 $(PYTEST) -n $(TEST_JOBS) -m smp_again tests/system $(PYTEST_ARGS)
 
 # ---------------------------------------------------------------- bench
 # Results in $(BUILD)/bench/: results.md, results.csv, *.png, logs/; the

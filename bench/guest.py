@@ -19,9 +19,11 @@ import sys
 import time
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
-sys.path.insert(0, os.path.join(ROOT, "tests", "system"))
-from conftest import Lull, qemu_args  # noqa: E402
+sys.path.insert(0, os.path.join(ROOT, "tests"))
+from lullvm.qemu import Lull, qemu_args  # noqa: E402
 
+# Both guests' `idle` (lull's, and linux/init.c's, which prints the first
+# figures alone): looser than lullvm.parse.idle, which reads lull's whole line.
 IDLE_RE = re.compile(r"idle (\d+\.\d+) s: (\d+) wakeups \((\d+\.\d+)/s\)")
 # On several CPUs `idle` adds one line per CPU after the sum.
 IDLE_CPU_RE = re.compile(r"^cpu (\d+): (\d+) wakeups \((\d+\.\d+)/s\)", re.M)

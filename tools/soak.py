@@ -43,11 +43,11 @@ import sys
 import time
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
-sys.path.insert(0, os.path.join(ROOT, "tests", "system"))
-from conftest import BUILD, ELF, Lull, icount_host_cpu, qemu_args  # noqa: E402
-from test_drift import RTC_VM, rtc_edge  # noqa: E402
+sys.path.insert(0, os.path.join(ROOT, "tests"))
+from lullvm import parse  # noqa: E402
+from lullvm.qemu import BUILD, ELF, ICOUNT_SHIFT, Lull, icount_host_cpu, qemu_args  # noqa: E402
+from lullvm.rtc import RTC_VM, rtc_edge  # noqa: E402
 
-ICOUNT_SHIFT = 4
 MODES = ("tickless", "dyntick", "periodic")
 EVERY_MS = 100               # the light load: a wheel timer 10 times a second
 STRESS_S = 5                 # one burst per guest hour
@@ -75,9 +75,6 @@ ERROR_RE = re.compile(r"^(error:.*|panic.*)$", re.M)
 # conftest.py looks for in every test's log), or any other way a counter
 # could be condemned.
 WATCHDOG_ALARM = re.compile(r"^.*clocksource\b.*\bunstable.*$", re.M | re.I)
-UPTIME_RE = re.compile(r"up (\d+)\.(\d{9}) s, jiffies (\d+)\s+HZ=(\d+)")
-IDLE_RE = re.compile(r"idle (\d+\.\d+) s: (\d+) wakeups")
-WAKEUPS_RE = re.compile(r"wakeups in the last (\d+\.\d+) s: (\d+)")
 WATCHDOG_RE = re.compile(r"checks (\d+), skipped for slow reads (\d+), alarms (\d+)")
 STRESS_RE = re.compile(r"stress: \d+ CPUs, (\d+) arms, (\d+) fired, (\d+) cancelled, "
                        r"(\d+) re-armed while pending, (\d+) still pending; (\d+) early")
@@ -95,7 +92,7 @@ class Soak:
 
     def __init__(self, mode, log_path, hz=None, smp=1, host_cpu=None):
         self.mode, self.hz = mode, hz
-        # Pinned (conftest.icount_pin), though typed to: half the host time
+        # Pinned (lullvm.qemu.icount_pin), though typed to: half the host time
         # a wakeup, and what the soak checks allows for input's timing.
         args = qemu_args(elf=ELF, append="", icount=ICOUNT_SHIFT,
                          extra=RTC_VM + ["-smp", str(smp)], pin=True, host_cpu=host_cpu)
@@ -125,14 +122,15 @@ class Soak:
     def uptime(self):
         """(ns, jiffies, HZ); fails if uptime went back."""
         out = self.cmd("uptime")
-        m = UPTIME_RE.search(out)
-        if not m:
+        try:
+            u = parse.uptime(out)
+        except parse.ParseError:
             self.fail(f"uptime: unexpected output {out!r}")
-        ns = int(m.group(1)) * 10**9 + int(m.group(2))
+        ns = u.ns
         if ns < self.last_ns:
             self.fail(f"uptime went back: {self.last_ns} ns, then {ns} ns")
         self.last_ns = ns
-        return ns, int(m.group(3)), int(m.group(4))
+        return ns, u.jiffies, u.hz
 
     def setup(self):
         self.cmd(f"tick {self.mode}")
@@ -173,10 +171,10 @@ class Soak:
             self.stress[k] += int(v)
         self.bursts += 1
         out = self.cmd(f"idle {IDLE_S}", timeout=1800)
-        m = IDLE_RE.search(out)
-        if not m:
+        try:
+            self.idle_wakeups += parse.idle(out).wakeups
+        except parse.ParseError:
             self.fail(f"idle: unexpected output {out!r}")
-        self.idle_wakeups += int(m.group(2))
         self.uptime()
 
     def close(self):
@@ -198,10 +196,10 @@ def soak_mode(mode, hours, log_dir, hz=None, smp=1, host_cpu=None, progress=None
         edge1, rtc1 = s.rtc_edge()
         ns1, j1, hz = s.uptime()
         out = s.cmd("wakeups")
-        m = WAKEUPS_RE.search(out)
-        if not m:
+        try:
+            wakeups = parse.wakeups(out).total
+        except parse.ParseError:
             s.fail(f"wakeups: unexpected output {out!r}")
-        wakeups = int(m.group(2))
         # The watchdog ran all along (on interrupts that came anyway) and
         # never cried wolf; its own counts, besides the log's lines.
         out = s.cmd("watchdog")

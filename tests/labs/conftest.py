@@ -14,58 +14,31 @@ import subprocess
 
 import pytest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-BUILD = os.environ.get("BUILD", "build")
-ELF = os.path.join(ROOT, BUILD, "lull.elf")
-ICOUNT = ["-icount", "shift=4,align=off,sleep=off", "-rtc", "clock=vm,base=2026-01-01T00:00:00"]
-# An -icount boot driven by run= runs on one host CPU: with QEMU's vCPU
-# thread and main loop on two, a wakeup now and then comes some
-# instructions late (icount_pin in tests/system/conftest.py tells why).
-PIN = ["taskset", "-c", str(max(os.sched_getaffinity(0)))]
+from lullvm import parse
+from lullvm.qemu import BUILD, ELF, ICOUNT_SHIFT, ROOT, RunLog, assert_finished, run_script
+
+Boot = RunLog      # one boot's log, cut into each run= command's output
 
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "points(n): what the test is worth in `make grade`")
 
 
-class Boot:
-    """One boot's serial log, cut into each run= command's output."""
-
-    def __init__(self, log, finished):
-        self.log = log.replace("\r", "")
-        self.finished = finished
-
-    def out(self, cmd, nth=0):
-        """What `cmd` printed (its nth run), up to the next prompt."""
-        parts = self.log.split(f"lull> {cmd}\n")
-        assert len(parts) > nth + 1, f"`{cmd}` never ran:\n{self.tail()}"
-        return re.split(r"^lull> |^run: done", parts[nth + 1], flags=re.M)[0]
-
-    def tail(self, n=2500):
-        return self.log[-n:]
-
-
 def boot(commands, append="", timeout=30, extra=(), icount=True):
-    """Boot lull, run `commands` (a list) at the prompt, return a Boot.
-    The tick rate is HZ=250 unless `append` names one: the graded figures
-    do not depend on the HZ the tree was built with (`make HZ=1000`)."""
+    """Boot lull, run `commands` (a list) at the prompt, return its RunLog
+    (lullvm.qemu.run_script: under icount, pinned to one host CPU, powered
+    off after the last command).  The tick rate is HZ=250 unless `append`
+    names one: the graded figures do not depend on the HZ the tree was
+    built with (`make HZ=1000`)."""
     assert os.path.exists(ELF), f"{ELF} is missing: `make` first"
     if not re.search(r"(^|\s)hz=", append):
         append = f"hz=250 {append}"
-    run = "; ".join(commands)
-    args = ["qemu-system-i386", "-accel", "tcg", "-m", "128", "-display", "none", "-no-reboot",
-            "-serial", "stdio", "-monitor", "none",
-            "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04",
-            "-kernel", ELF, "-append", f'{append} run="{run}"'.strip()]
-    args += (ICOUNT if icount else ["-rtc", "clock=vm"]) + list(extra)
-    args = (PIN if icount else []) + args
-    try:
-        p = subprocess.run(args, stdin=subprocess.DEVNULL, capture_output=True, timeout=timeout)
-        log, done = p.stdout.decode("utf-8", "replace"), True
-    except subprocess.TimeoutExpired as e:
-        log, done = (e.stdout or b"").decode("utf-8", "replace"), False
-    b = Boot(log, done)
-    assert done, f"lull did not power off within {timeout} s:\n{b.tail()}"
+    # icount=False: the host's clock, with the CMOS clock on QEMU's
+    # virtual clock all the same.
+    b = run_script(commands, append=append, timeout=timeout,
+                   extra=list(extra) + ([] if icount else ["-rtc", "clock=vm"]),
+                   icount=ICOUNT_SHIFT if icount else None)
+    assert_finished(b, timeout)
     return b
 
 
@@ -75,7 +48,7 @@ CMOCKA = re.compile(r"^\[\s+(OK|FAILED|ERROR)\s+\] (\w+)", re.M)
 def unit(name, timeout=300):
     """Build and run the host test build/unit/<name>; {test: passed}, the
     first result of each test name (a crash ends the list)."""
-    target = os.path.join(BUILD, "unit", name)
+    target = os.path.relpath(os.path.join(BUILD, "unit", name), ROOT)
     mk = subprocess.run(["make", "--no-print-directory", "-s", target], cwd=ROOT,
                         capture_output=True, text=True, timeout=timeout)
     assert mk.returncode == 0, f"{target} does not build:\n{mk.stdout[-2000:]}{mk.stderr[-2000:]}"
@@ -100,16 +73,13 @@ def assert_unit(name, *tests):
 
 def uptime(text):
     """(seconds, jiffies) from `uptime`'s line."""
-    m = re.search(r"up (\d+)\.(\d{9}) s, jiffies (\d+)", text)
-    assert m, text
-    return int(m.group(1)) + int(m.group(2)) / 1e9, int(m.group(3))
+    u = parse.uptime(text)
+    return u.seconds, u.jiffies
 
 
 def idle_rate(text):
     """wakeups a second from `idle`'s line."""
-    m = re.search(r"idle [\d.]+ s: (\d+) wakeups \(([\d.]+)/s\)", text)
-    assert m, text
-    return float(m.group(2))
+    return parse.idle(text).rate
 
 
 def jiffies_follow_the_clock(b, cmds, hz=250):

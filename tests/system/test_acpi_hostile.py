@@ -20,7 +20,7 @@ import subprocess
 
 import pytest
 
-from conftest import ELF
+from lullvm.qemu import ELF
 from test_debug import gdb_socket_args, wait_for
 
 HPET_QEMU = 0xFED00000

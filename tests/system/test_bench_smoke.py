@@ -17,7 +17,7 @@ import sys
 
 import pytest
 
-from conftest import BUILD, ROOT
+from lullvm.qemu import BUILD, ROOT
 
 CONFIGS = ["periodic-250", "tickless-lapic"]
 HZ = 250

@@ -13,8 +13,8 @@ import time
 
 import pytest
 
-from bochs import Bochs
-from conftest import ELF, LOG_DIR
+from lullvm.bochs import Bochs
+from lullvm.qemu import ELF, LOG_DIR
 
 HASWELL = "corei7_haswell_4770"     # a model with TSC-deadline mode (docs/hardware.md)
 

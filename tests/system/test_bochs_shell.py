@@ -25,8 +25,8 @@ import time
 
 import pytest
 
-from bochs import SLOWDOWN_IPS, SLOWDOWN_LEAD_S, BochsShell
-from conftest import ISO, LOG_DIR
+from lullvm.bochs import SLOWDOWN_IPS, SLOWDOWN_LEAD_S, BochsShell
+from lullvm.qemu import ISO, LOG_DIR
 from test_bochs import HASWELL
 from test_drift import drift_ppm
 from test_dyntick import assert_tick_state, clockevents, idle

@@ -1,7 +1,7 @@
 """Booting: through GRUB from the ISO, and with -kernel -append; boot options."""
 import re
 
-from conftest import PROMPT
+from lullvm.qemu import PROMPT
 
 
 def test_iso_boots_through_grub_to_prompt(boot):

@@ -6,7 +6,7 @@ import time
 
 import pexpect
 
-from conftest import BUILD, ELF, ROOT, qemu_args
+from lullvm.qemu import BUILD, ELF, ROOT, qemu_args
 
 
 def gdb_socket_args(sock):

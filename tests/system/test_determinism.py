@@ -55,7 +55,7 @@ import time
 
 import pytest
 
-from conftest import PROMPT, qemu_args
+from lullvm.qemu import PROMPT, qemu_args
 from test_drift import RTC_VM
 
 ICOUNT_SHIFT = 4

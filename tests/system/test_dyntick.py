@@ -6,7 +6,8 @@ import time
 
 import pytest
 
-from conftest import boot_cpu_idle, boot_cpu_wakeups
+from lullvm.parse import boot_cpu_idle
+from conftest import boot_cpu_wakeups
 from test_time import assert_runs_at_host_rate, uptime
 
 IDLE_RE = re.compile(r"idle (\d+\.\d+) s: (\d+) wakeups \((\d+\.\d+)/s\), mean sleep "
@@ -561,7 +562,7 @@ def test_bad_arguments_dyntick(vm, cmd):
 
 # ------------------------------------------------------------ every machine
 
-from conftest import MACHINE_SHAPES  # noqa: E402
+from lullvm.qemu import MACHINE_SHAPES  # noqa: E402
 
 
 # What each shape's skipping modes reach with nothing armed: the tick device

@@ -3,7 +3,7 @@ test with its exit status and its own last words, never an empty message
 (a Bochs that aborted at start-up once failed with `'' not found`)."""
 import pytest
 
-from conftest import EmulatorFailure
+from lullvm.qemu import EmulatorFailure
 
 
 def test_qemu_that_exits_at_once_is_reported_with_status_and_its_words(boot):

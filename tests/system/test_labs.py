@@ -13,7 +13,7 @@ import tempfile
 
 import pytest
 
-from conftest import ROOT
+from lullvm.qemu import ROOT
 
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 from lab import LABS, tracked_files  # noqa: E402

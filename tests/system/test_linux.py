@@ -20,7 +20,10 @@ import time
 
 import pytest
 
-from conftest import BUILD, LOG_DIR, ROOT, Lull, close_all
+pytestmark = pytest.mark.linux
+
+from lullvm.qemu import BUILD, LOG_DIR, ROOT, Lull
+from conftest import close_all
 
 LINUX = os.path.join(BUILD, "linux")
 BZIMAGE = os.path.join(LINUX, "bzImage")

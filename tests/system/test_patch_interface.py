@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from conftest import MACHINE_SHAPES
+from lullvm.qemu import MACHINE_SHAPES
 
 
 def status(vm):

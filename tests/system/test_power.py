@@ -1,5 +1,5 @@
 """Leaving: poweroff and reboot end QEMU the expected way."""
-from conftest import EXIT_ACPI_POWEROFF, EXIT_DEBUG_POWEROFF
+from lullvm.qemu import EXIT_ACPI_POWEROFF, EXIT_DEBUG_POWEROFF
 
 
 def test_poweroff_with_acpi_exits_cleanly(boot):

@@ -16,7 +16,7 @@ import re
 
 import pytest
 
-from conftest import EXIT_SELFTEST_PASS, MACHINE_SHAPES
+from lullvm.qemu import EXIT_SELFTEST_PASS, MACHINE_SHAPES
 
 SHAPES = MACHINE_SHAPES
 RTC_VM = ["-rtc", "clock=vm"]

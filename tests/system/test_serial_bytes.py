@@ -17,7 +17,7 @@ import time
 import pexpect
 import pytest
 
-from conftest import PROMPT
+from lullvm.qemu import PROMPT
 
 LINEEDIT_MAX = 255          # include/shell/lineedit.h
 LINEEDIT_HISTORY = 16

@@ -3,7 +3,7 @@ import re
 
 import pytest
 
-from conftest import PROMPT
+from lullvm.qemu import PROMPT
 
 COMMANDS_OF_THE_FOUNDATION = ["help", "version", "cmdline", "mem", "reboot",
                               "poweroff", "fault", "acpi", "date"]

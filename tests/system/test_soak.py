@@ -14,7 +14,7 @@ import sys
 
 import pytest
 
-from conftest import LOG_DIR, ROOT
+from lullvm.qemu import LOG_DIR, ROOT
 
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 import soak  # noqa: E402

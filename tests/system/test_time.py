@@ -7,7 +7,9 @@ import time
 
 import pytest
 
-from conftest import MACHINE_SHAPES, boot_cpu_idle, boot_cpu_wakeups
+from lullvm.qemu import MACHINE_SHAPES
+from lullvm.parse import boot_cpu_idle
+from conftest import boot_cpu_wakeups
 
 UPTIME_RE = re.compile(r"up (\d+)\.(\d{9}) s, jiffies (\d+)  HZ=(\d+)")
 

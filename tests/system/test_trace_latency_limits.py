@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from conftest import ROOT
+from lullvm.qemu import ROOT
 
 sys.path.insert(0, os.path.join(ROOT, "bench"))
 import guest  # noqa: E402  (bench/guest.py: the benchmark's parsers)

@@ -17,8 +17,9 @@ import time
 
 import pytest
 
-import screen
-from conftest import ISO, LOG_DIR, Lull, close_all, qemu_args
+from lullvm import screen
+from lullvm.qemu import ISO, LOG_DIR, Lull, qemu_args
+from conftest import close_all
 
 OVMF_CODE = "/usr/share/OVMF/OVMF_CODE.fd"
 OVMF32_CODE = "/usr/share/OVMF/OVMF32_CODE_4M.secboot.fd"

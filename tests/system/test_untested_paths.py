@@ -17,8 +17,8 @@ import time
 
 import pytest
 
-import screen
-from conftest import BUILD, ROOT
+from lullvm import screen
+from lullvm.qemu import BUILD, ROOT
 from test_console import vga_text
 
 GRUB_CFG = os.path.join(ROOT, "boot", "grub.cfg")

@@ -6,7 +6,7 @@ every serial log of the suite for a watchdog alarm where nothing was
 injected."""
 import re
 
-from conftest import boot_cpu_idle
+from lullvm.parse import boot_cpu_idle
 
 
 def counters(out):

@@ -8,7 +8,7 @@ import glob
 import os
 import re
 
-from conftest import ROOT
+from lullvm.qemu import ROOT
 
 LOWER = ["kernel/console.c", "kernel/arch/irq.c"]
 FILES = LOWER + sorted(os.path.relpath(p, ROOT)

@@ -61,7 +61,7 @@ import subprocess
 import time
 import tty
 
-from conftest import PROMPT, describe_exit, emulator_failure
+from lullvm.qemu import PROMPT, describe_exit, emulator_failure
 
 BOCHSRC = """\
 megs: 128

@@ -11,7 +11,7 @@ import subprocess
 
 import pytest
 
-from conftest import ROOT
+from lullvm.qemu import ROOT
 
 CROSS_GCC = "i686-linux-gnu-gcc"
 
