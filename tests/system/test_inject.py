@@ -4,28 +4,32 @@ hardware lies on purpose and lull must recover, on 1 CPU and on 4.
 Every injection arms witness timers on every CPU around the fault and
 prints one "recovered:" line when all of them fired exactly once and none
 early, and jiffies agree with the clocksource; any broken promise is an
-`error:` line instead.  Around each sequence the test compares uptime with
-the host's clock: it must be monotonic and within generous bounds.
-The watchdog's own tests are in test_watchdog.py.
+`error:` line instead.  Around each sequence the test holds lull's uptime
+against the CMOS clock (lullvm.rtc): under icount both count QEMU's virtual
+time, so lull must come out of the faults as far from it as it went in,
+give or take the ruler's error and what a faulty counter itself moved the
+clock before it was caught; and every uptime it printed is later than the
+one before.  The watchdog's own tests are in test_watchdog.py.
 """
 import re
-import time
 
 import pytest
+
+from lullvm.parse import uptime_all
+from lullvm.rtc import MAX_SPACING_NS, rtc_edge
 
 CPUS = [1, 4]
 MODES = ["tickless", "dyntick", "periodic"]
 PERIOD_MS = 4                   # HZ=250, the default build
+# What the ruler can be off by over a sequence: each of its two edges lies
+# in a bracket of at most MAX_SPACING_NS, half of which its midpoint may
+# miss by, plus the `date` read's wait for the CMOS update cycle (at most
+# 2.2 ms) each.  Measured: within 8 ms of edges found to 1.5 ms.
+RULER_NS = MAX_SPACING_NS + 5_000_000
 
 
 def smp(cpus):
     return ["-smp", str(cpus)] if cpus > 1 else []
-
-
-def uptime_s(vm):
-    m = re.search(r"up (\d+\.\d+) s", vm.cmd("uptime"))
-    assert m, "no uptime line"
-    return float(m.group(1))
 
 
 def recovered(out, cpus):
@@ -45,22 +49,28 @@ def run(vm, line, timeout=30):
     return out
 
 
-class HostClock:
-    """uptime against the host's clock, over a whole sequence."""
+class CmosRuler:
+    """lull's uptime against the CMOS clock over a whole sequence: an edge
+    of the CMOS second before it and one after (lullvm.rtc.rtc_edge), on
+    the continuous clocksources lull keeps time on here (tsc, then hpet)."""
 
     def __init__(self, vm):
         self.vm = vm
-        self.host0 = time.monotonic()
-        self.up0 = uptime_s(vm)
+        self.up0, self.sec0 = rtc_edge(vm, "continuous")
 
-    def check(self):
-        up = uptime_s(self.vm)
-        host = time.monotonic() - self.host0
-        assert up > self.up0, f"uptime went from {self.up0} to {up}"
-        # Guest time may lag the host's by the typing and by host stalls,
-        # never run ahead of it; a 10 ms step is inside the slack.
-        assert up - self.up0 <= host + 0.05, (up - self.up0, host)
-        assert up - self.up0 >= 0.5 * host - 0.5, (up - self.up0, host)
+    def check(self, fault_ns=0):
+        """lull's clock gained or lost no more than fault_ns (what a faulty
+        counter moved it before it was caught) over the sequence; and every
+        uptime printed so far came later than the one before it."""
+        up1, sec1 = rtc_edge(self.vm, "continuous")
+        error_ns = (up1 - self.up0) - (sec1 - self.sec0) * 10**9
+        assert abs(error_ns) <= fault_ns + RULER_NS, (
+            f"lull's clock is {error_ns / 1e6:+.3f} ms off the CMOS clock after "
+            f"{sec1 - self.sec0} s (allowed: {fault_ns / 1e6:.3f} ms of fault "
+            f"and {RULER_NS / 1e6:.0f} ms of ruler)")
+        ups = [u.ns for u in uptime_all(self.vm.log_text())]
+        back = [(a, b) for a, b in zip(ups, ups[1:]) if b <= a]
+        assert not back, f"uptime did not move forward: {back[:3]}"
 
 
 @pytest.mark.timing
@@ -71,7 +81,7 @@ def test_interrupt_faults_recover(boot, cpus, mode):
     and a late wakeup, one after the other, in each tick mode."""
     vm = boot(extra=smp(cpus))
     assert "error" not in vm.cmd(f"tick {mode}")
-    clock = HostClock(vm)
+    clock = CmosRuler(vm)
 
     out = run(vm, "inject lost-tick 25")
     assert "interrupts off on CPU 0 for 25 ticks (100 ms)" in out, out
@@ -122,18 +132,30 @@ def test_hpet_comparator_written_in_the_past(boot, cpus, mode):
     recovered(out, vm.cpus)
 
 
+def moved_ns(out):
+    """The most the condemned counter can have moved lull's clock before
+    the watchdog caught it: the skew its alarm line reports."""
+    m = re.search(r"clocksource: tsc marked unstable: watchdog: ([+-]\d+) us against hpet", out)
+    assert m, out
+    return abs(int(m.group(1))) * 1000
+
+
+@pytest.mark.timing
 @pytest.mark.parametrize("cpus", CPUS)
 def test_clocksource_faults_caught_by_the_watchdog(boot, cpus):
     """A TSC that steps forward, one that steps back, one that drifts
     500 ppm, and a current clocksource that stops: each is caught, time
-    never goes backwards, every witness fires once."""
+    never goes backwards, every witness fires once, and lull's clock ends
+    no further off the CMOS clock than the counter moved it before it was
+    caught (a step back costs only the time since the last fold; a stall,
+    the time it stood still)."""
     # A 10 ms step, give or take what the interval's rate error adds.
     for fault, words in [("tsc-step +10", r"watchdog: \+(99\d\d|100\d\d) us against hpet"),
                          ("tsc-step -10", r"watchdog: -(99\d\d|100\d\d) us against hpet"),
                          ("tsc-skew +500", r"watchdog: \+\d+ us against hpet in \d+ ms \(\+4\d\d ppm\)")]:
         vm = boot(extra=smp(cpus))
         assert "* tsc" in vm.cmd("clocksource")
-        clock = HostClock(vm)
+        clock = CmosRuler(vm)
         out = run(vm, f"inject {fault}")
         assert re.search(r"clocksource: tsc marked unstable: " + words, out), out
         m = re.search(r"watchdog: caught tsc after (\d+) checks?; timekeeping on hpet", out)
@@ -141,17 +163,17 @@ def test_clocksource_faults_caught_by_the_watchdog(boot, cpus):
         # The targets: a 10 ms step within one check, 500 ppm within two.
         assert int(m.group(1)) <= (2 if "skew" in fault else 1), out
         recovered(out, vm.cpus)
-        clock.check()
+        clock.check(moved_ns(out))
         vm.close()
 
     vm = boot(extra=smp(cpus))
-    clock = HostClock(vm)
+    clock = CmosRuler(vm)
     out = run(vm, "inject clocksource-stall")
     assert "inject: tsc stopped counting" in out, out
     assert re.search(r"clocksource: tsc marked unstable: watchdog: -\d+ us against hpet", out), out
     assert "clocksource: switched to hpet" in out, out
     recovered(out, vm.cpus)
-    clock.check()
+    clock.check(moved_ns(out))
 
 
 @pytest.mark.parametrize("device", ["lapic", "hpet", "pit"])
@@ -159,8 +181,8 @@ def test_a_deadline_that_passes_during_idle_entry_costs_no_wakeup(boot, device):
     # The device's old deadline passes while the idle entry programs the
     # sleep, so its interrupt is pending at the halt (kernel/idle.c).  It
     # must be taken before the halt and the sleep given up, not counted as
-    # a wakeup of 0 ms judged stale.  -icount: no host input meanwhile.
-    vm = boot(append=f"clockevent={device}", icount=4)
+    # a wakeup of 0 ms judged stale.
+    vm = boot(append=f"clockevent={device}")
     vm.cmd("wakeups reset")
     out = run(vm, "inject idle-race")
     assert re.search(r"^inject: CPU 0's idle entry let its deadline pass, then programmed its "
