@@ -246,7 +246,9 @@ meta:
 # (tools/run-tests; tests/README.md): the Linux series builds beside the
 # host tests, the short fuzz run, the tests that boot nothing (tests/meta),
 # the system tests and their SMP repeats; then the series' boot tests.
-test: all iso
+# (The kernel and the ISO are its first phase, so that the Linux build can
+# start before them.)
+test: | deps
 	@BUILD=$(BUILD) PYTHON=$(PYTHON) TEST_JOBS=$(TEST_JOBS) MAKE="$(MAKE)" tools/run-tests
 
 # ---------------------------------------------------------------- fuzz

@@ -8,7 +8,7 @@
  * and none before its deadline, and jiffies must have advanced exactly as
  * the clocksource says (witness_report prints one "recovered:" line, or an
  * `error:` line per broken promise).  The test that runs the command
- * compares uptime with the host's clock around it.
+ * (under icount) measures uptime against the CMOS clock around it.
  */
 #include "arch/irq.h"
 #include "arch/smp.h"

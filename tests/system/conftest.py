@@ -145,10 +145,20 @@ SMP_AGAIN = {"test_dyntick.py", "test_time.py", "test_timerload.py", "test_timer
              "test_wheel.py", "test_watchdog.py", "test_timer_path.py", "test_inject.py"}
 
 
+# The modules that take longest (tens of seconds: whole-tree builds, lab
+# grading, the bench's smoke runs, UEFI firmware, Bochs) run first, so that
+# under pytest-xdist no worker is left with one of them at the end while
+# the other has nothing to do.  The order of everything else is unchanged.
+SLOW_FIRST = ["test_labs.py", "test_bench_smoke.py", "test_untested_paths.py", "test_uefi.py",
+              "test_bochs_shell.py", "test_soak.py", "test_linux.py"]
+
+
 def pytest_collection_modifyitems(config, items):
     for item in items:
         if item.path.name in SMP_AGAIN:
             item.add_marker(pytest.mark.smp_again)
+    rank = {name: i for i, name in enumerate(SLOW_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(SLOW_FIRST)))
 
 
 def pytest_configure(config):
