@@ -249,7 +249,7 @@ meta:
 # (The kernel and the ISO are its first phase, so that the Linux build can
 # start before them.)
 test: | deps
-	@BUILD=$(BUILD) PYTHON=$(PYTHON) TEST_JOBS=$(TEST_JOBS) MAKE="$(MAKE)" tools/run-tests
+	@BUILD=$(BUILD) PYTHON=$(PYTHON) TEST_JOBS=$(TEST_JOBS) tools/run-tests
 
 # ---------------------------------------------------------------- fuzz
 # One libFuzzer harness per parser that reads what lull does not control:

@@ -10,7 +10,9 @@ goes through here: the system tests (tests/system), the lab graders
                running guest (class Lull: boot, type, wait for the prompt),
                and boots driven by run= that power off by themselves
                (run_script: each command's output, cut from the log)
-    linux.py   the patched Linux guest of linux/ (tools/linux-boot)
+    linux.py   the patched Linux of linux/: its command line (tools/linux-boot;
+               icount on one CPU), init's console (class LinuxGuest), and
+               boots driven by init's arguments that power off (run_linux)
     bochs.py   lull in Bochs, on a pty of its own
     screen.py  the VGA text screen, read from a QEMU screenshot
     parse.py   the shell's outputs as numbers: idle, wakeups, latency,

@@ -376,7 +376,14 @@ def run_script(commands, append="", timeout=60, icount=ICOUNT_SHIFT, log_path=No
     is killed (RunLog.finished is then False); the caller decides whether
     that fails it (assert_finished)."""
     append = f"{append} {run_line(commands)}".strip()
-    args = qemu_args(append=append, icount=icount, **kw)
+    return RunLog(*run_to_exit(qemu_args(append=append, icount=icount, **kw), timeout, log_path),
+                  log_path)
+
+
+def run_to_exit(args, timeout, log_path=None):
+    """Run an emulator that types nothing and ends by itself: (its output,
+    whether it ended within `timeout` host seconds, its exit status or None
+    if it was killed).  The command line and the output go to log_path."""
     try:
         p = subprocess.run(args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                            stderr=subprocess.STDOUT, timeout=timeout)
@@ -387,7 +394,7 @@ def run_script(commands, append="", timeout=60, icount=ICOUNT_SHIFT, log_path=No
         os.makedirs(os.path.dirname(log_path) or ".", exist_ok=True)
         with open(log_path, "w", encoding="utf-8", errors="replace") as f:
             f.write("$ " + " ".join(args) + "\n" + log)
-    return RunLog(log, done, status, log_path)
+    return log, done, status
 
 
 def assert_finished(r, timeout):
