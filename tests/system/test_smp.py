@@ -10,12 +10,11 @@ a boot CPU whose tick or shell broke because an AP ran over shared state
 (the suite's timing checks on -smp 4 below), or a fallback with no line
 saying why."""
 import re
-import time
 
 import pytest
 
-from test_dyntick import drift_over_idle
-from test_time import guest_ns_across
+from lullvm import parse
+from lullvm.rtc import MAX_SPACING_NS, rtc_edge
 
 CPUS_LINE = re.compile(r"^\s*(\d+)\s+(\d+)\s+(idle|busy|off)\s+(.+?)\s+(\d+) \((\d+\.\d)/s\)$", re.M)
 
@@ -27,25 +26,28 @@ def cpus_table(vm):
 
 
 @pytest.mark.parametrize("n", [1, 2, 4, 8])
-def test_every_cpu_in_the_madt_starts(boot, n):
-    vm = boot(extra=["-smp", str(n)])
-    log = vm.log_text()
+def test_every_cpu_in_the_madt_starts(run, n):
+    """Every CPU the MADT lists comes up, halts, and stays asleep through an
+    idle second: nothing wakes an AP that has no tick and no interrupt
+    meant for it.  Driven by run= under icount: typed, each wait for the
+    host's next byte let QEMU move the idle guest's clock on to the next
+    deadline, an AP's LAPIC maximum (68.7 s) among them, and each such
+    leap woke the APs (94 wakeups "since reset" on CPU 1, CI)."""
+    # `sleep 10` first: under icount QEMU 7.2 hands each vCPU in turn all
+    # the time up to the next timer deadline, so while the boot CPU runs
+    # on without halting an AP gets none; without the sleep CPU 1 had not
+    # yet taken the IPI that starts its tick ("none") when `cpus` ran.
+    r = run(["sleep 10", "cpus", "wakeups reset", "idle 1", "cpus"], extra=["-smp", str(n)])
     if n == 1:
-        assert "smp: one CPU (the MADT lists 1)" in log
+        assert "smp: one CPU (the MADT lists 1)" in r.log, r.tail()
     else:
         ids = " ".join(str(i) for i in range(n))
         assert re.search(rf"smp: {n} CPUs online \(APIC IDs {ids}; start-up code at 0x[0-9a-f]{{5}}\)",
-                         log), log
-    # Each AP starts its tick when the IPI that tells it to reaches it, as
-    # soon as it runs: with 8 vCPU threads on a 2-core host that can be
-    # after the first `cpus` (two APs showed no tick yet at 130 ms).
-    for _ in range(50):
-        rows, out = cpus_table(vm)
-        if all(r[3] != "none" for r in rows):
-            break
-        time.sleep(0.1)
-    assert [int(r[0]) for r in rows] == list(range(n)), out
-    assert [int(r[1]) for r in rows] == list(range(n)), out
+                         r.log), r.tail()
+    out = r.out("cpus")
+    rows = [m.groups() for m in CPUS_LINE.finditer(out)]
+    assert [int(row[0]) for row in rows] == list(range(n)), out
+    assert [int(row[1]) for row in rows] == list(range(n)), out
     # The boot CPU runs the command, with its tick.
     assert rows[0][2] == "busy" and rows[0][3].startswith("running, tickless on lapic"), out
     # Every AP is up and halted, its tick following the boot CPU's mode:
@@ -54,22 +56,26 @@ def test_every_cpu_in_the_madt_starts(boot, n):
     # (and a second start-up IPI, if it answered just after the boot CPU
     # sent it: QEMU ends the halt for it, SDM 8.4.3) woke it before that.
     # Once at most since: the tick an AP starts with is one-shot at the
-    # next jiffy boundary, stopped when it first goes idle; an AP thread
-    # the host delays past that boundary (8 vCPUs on 2 cores) takes it.
-    # From a reset on, over an idle second, nothing may wake an AP: it has
-    # no tick and no interrupt is meant for it.
-    for r in rows[1:]:
-        assert r[2] == "idle" and r[3] == "stopped, tickless on lapic" and int(r[4]) <= 1, out
-    vm.cmd("wakeups reset")
-    vm.cmd("idle 1")
-    rows, out = cpus_table(vm)
-    assert len(rows) == n and all(r[4] == "0" for r in rows[1:]), out
+    # next jiffy boundary, stopped when it first goes idle; an AP that
+    # first goes idle after that boundary takes it.
+    for row in rows[1:]:
+        assert row[2] == "idle" and row[3] == "stopped, tickless on lapic" and int(row[4]) <= 1, out
+    # From the reset on, over an idle second, nothing wakes an AP.
+    out = r.out("cpus", 1)
+    rows = [m.groups() for m in CPUS_LINE.finditer(out)]
+    assert len(rows) == n and all(row[4] == "0" for row in rows[1:]), out
 
 
 def test_q35_and_grub_start_the_aps(boot):
     vm = boot(machine="q35", extra=["-smp", "3"])
     assert "smp: 3 CPUs online (APIC IDs 0 1 2;" in vm.log_text()
-    vm = boot(iso=True, extra=["-smp", "2"], timeout=60)
+    # Enter at GRUB's menu: its 2 s countdown polls the keyboard, which
+    # under icount costs seconds of host time (10 s for this boot, 4 s
+    # with the Enter).
+    vm = boot(iso=True, extra=["-smp", "2"], timeout=60, wait_prompt=False)
+    vm.expect(r"lull \(default", timeout=60)
+    vm.send("\r")
+    vm.wait_prompt(60)
     assert "smp: 2 CPUs online (APIC IDs 0 1;" in vm.log_text()
     assert len(cpus_table(vm)[0]) == 2
 
@@ -87,72 +93,68 @@ def test_cpus_takes_no_arguments(boot):
     assert vm.cmd("version").startswith("lull")
 
 
-def test_the_boot_cpu_keeps_exact_time_with_aps_up(boot):
+def test_the_boot_cpu_keeps_exact_time_with_aps_up(run):
     """Under -icount the boot CPU's timing is exact: with three APs
-    started, a `sleep 1000` pasted between two `uptime`s still moves uptime
-    by 1.000 s (+ the commands' own instructions; a paste the host was slow
-    to deliver shows as a wakeup of its own and is tried again), and `idle 10` on the
-    boot CPU still sleeps through with one wakeup: the APs add none."""
-    vm = boot(extra=["-smp", "4"], icount=4)
-    # Under icount QEMU runs the vCPUs round-robin in one thread: all four
-    # must start that way too (docs/smp.md).
-    assert "smp: 4 CPUs online (APIC IDs 0 1 2 3;" in vm.log_text()
-    for _ in range(3):      # test_time.guest_ns_across: again if the host was slow
-        ns, said = guest_ns_across(vm, "sleep 1000", wakeups=1)
-        if ns is not None:
-            break
-    assert ns is not None, f"other wakeups than the sleep's, every time:\n{said}"
+    started, a `sleep 1000` between two `uptime`s moves uptime by 1.000 s
+    (+ the commands' own instructions), and `idle 10` on the boot CPU
+    sleeps through with one wakeup: the APs add none, and none of them
+    wakes.  Driven by run=: typed, while lull waited for the rest of a
+    paste QEMU moved the idle guest's clock on to the next deadline, an
+    AP's device maximum (68.7 s), which then fell inside the window now and
+    then (1 wakeup with "max sleep 67720.3 ms" on CPU 1 in `idle 10`, 2 of
+    6 runs).  The first command waits out boot's one timer, the TSC's
+    second calibration a second after boot."""
+    r = run(["sleep 1500", "uptime", "sleep 1000", "uptime", "wakeups reset", "idle 10",
+             "wakeups 0", "cpus", "wakeups 1", "wakeups 2", "wakeups 3"], extra=["-smp", "4"])
+    assert "smp: 4 CPUs online (APIC IDs 0 1 2 3;" in r.log, r.tail()
+    ns = parse.uptime(r.out("uptime", 1)).ns - parse.uptime(r.out("uptime")).ns
     assert 1_000_000_000 <= ns <= 1_002_000_000, ns
     # The boot CPU's causes: the window's end, and at most one interrupt
     # of its own timer that was already due as it went idle (the busy
     # shell's next tick, fired before the idle entry reprogrammed it, and
-    # not a tick any more: seen twice in CI, 0xf0 a moment after the
-    # window began).  Typing (the serial line) does not count.
-    vm.send("wakeups reset\ridle 10\rwakeups 0\rcpus\rwakeups 1\rwakeups 2\rwakeups 3\r")
-    outs = [vm.wait_prompt(30).replace("\r", "") for _ in range(7)]
-    causes = {c: int(k) for k, c in CAUSE.findall(outs[2]) if not c.endswith("(uart)")}
+    # not a tick any more).
+    idle, w0 = r.out("idle 10"), r.out("wakeups 0")
+    causes = {c: int(k) for k, c in CAUSE.findall(w0)}
     assert causes.get("hrtimer: sleep", 0) <= 1 and causes.get("irq 0xf0 (lapic-timer)", 0) <= 1, \
-        outs[1] + outs[2]
-    assert set(causes) <= {"hrtimer: sleep", "irq 0xf0 (lapic-timer)"}, outs[1] + outs[2]
-    assert all(idle_line(outs[1], cpu)[0] == 0 for cpu in (1, 2, 3)), outs[1]
-    # cpus counts from the reset too: the boot CPU's wakeups are idle's
-    # (and the serial line's), each AP's none.
-    # Except one thing: under icount, while the boot CPU waits for the rest
-    # of a paste the host is slow to deliver, every CPU is idle and QEMU
-    # moves guest time on to the next deadline, an AP's device maximum
-    # (68.7 s of its LAPIC timer): seen as 78 s since the reset and one
-    # "limit: device max" wakeup on each AP.  Those are allowed, no other.
-    rows = [g.groups() for g in CPUS_LINE.finditer(outs[3])]
-    assert len(rows) == 4 and 1 <= int(rows[0][4]) <= 6, outs[3]
-    for cpu, out in zip((1, 2, 3), outs[4:7]):
-        span = float(re.search(r"in the last ([\d.]+) s", out).group(1))
-        ap = {c: int(k) for k, c in CAUSE.findall(out)}
-        assert set(ap) <= {"limit: device max"}, out
-        # (Its device maximum runs from when it went idle, at boot: one
-        # may fall in any window, more only in a window that long.)
-        assert ap.get("limit: device max", 0) <= 1 + span // 68, out
-        assert rows[cpu][4] == str(sum(ap.values())), outs[3] + out
+        idle + w0
+    assert set(causes) <= {"hrtimer: sleep", "irq 0xf0 (lapic-timer)"}, idle + w0
+    assert all(idle_line(idle, cpu)[0] == 0 for cpu in (1, 2, 3)), idle
+    # cpus counts from the reset too: the boot CPU's wakeups are idle's,
+    # each AP's none, and each AP's own table says the same.
+    out = r.out("cpus")
+    rows = [g.groups() for g in CPUS_LINE.finditer(out)]
+    assert len(rows) == 4 and 1 <= int(rows[0][4]) <= 2, out
+    for cpu in (1, 2, 3):
+        wakeups = parse.wakeups(r.out(f"wakeups {cpu}"))
+        assert wakeups.total == 0 and not wakeups.causes, r.out(f"wakeups {cpu}")
+        assert rows[cpu][4] == "0", out
 
 
-def test_busy_on_another_cpu(boot):
+def test_busy_on_another_cpu(run):
     """busy SECONDS CPU: an IPI wakes the AP, which spins there in the
     background (the shell returns at once) and halts again when done.
     From a reset: the AP shows busy, then idle with exactly one wakeup (the
-    IPI); the boot CPU never waited for it.  Misuse says why."""
-    vm = boot(extra=["-smp", "2"])
-    vm.send("wakeups reset\rbusy 1 1\rcpus\rsleep 1500\rcpus\r")
-    outs = [vm.wait_prompt(30).replace("\r", "") for _ in range(5)]
-    assert "busy: CPU 1 spins for 1 s in the background (see cpus)" in outs[1], outs[1]
-    during = [g.groups() for g in CPUS_LINE.finditer(outs[2])]
-    after = [g.groups() for g in CPUS_LINE.finditer(outs[4])]
-    assert during[1][2] == "busy", outs[2]
-    assert after[1][2] == "idle" and after[1][4] == "1", outs[4]
-    assert vm.cmd("busy 1 1").strip() == "busy: CPU 1 spins for 1 s in the background (see cpus)"
-    assert vm.cmd("busy 1 1").strip() == "error: CPU 1 is busy already"
-    assert vm.cmd("busy 1 2").strip() == "error: no CPU 2 (2 online; see cpus)"
+    IPI); the boot CPU never waited for it.  Misuse says why.  Driven by
+    run=: typed, whether CPU 1 had taken the IPI when `cpus` ran depended
+    on whether the boot CPU halted for the next byte in between (under
+    icount an AP runs only while the boot CPU halts: test_smp_timers.py's
+    docstring); `sleep 10` lets it, as the one before the reset lets CPU 1
+    take the IPI that starts its tick (it counts wakeups from then on)."""
+    r = run(["sleep 10", "wakeups reset", "busy 1 1", "sleep 10", "cpus", "sleep 1500", "cpus",
+             "busy 1 1", "busy 1 1", "busy 1 2", "busy 1 x", "busy 1 1 1", "busy 1 -1", "version"],
+            extra=["-smp", "2"])
+    assert r.out("busy 1 1").strip() == "busy: CPU 1 spins for 1 s in the background (see cpus)", r.tail()
+    during = [g.groups() for g in CPUS_LINE.finditer(r.out("cpus"))]
+    after = [g.groups() for g in CPUS_LINE.finditer(r.out("cpus", 1))]
+    assert during[1][2] == "busy", r.out("cpus")
+    assert after[1][2] == "idle" and after[1][4] == "1", r.out("cpus", 1)
+    # Once more: the slot is taken at once, before CPU 1 has run the call.
+    assert r.out("busy 1 1", 1).strip() == "busy: CPU 1 spins for 1 s in the background (see cpus)"
+    assert r.out("busy 1 1", 2).strip() == "error: CPU 1 is busy already"
+    assert r.out("busy 1 2").strip() == "error: no CPU 2 (2 online; see cpus)"
     for bad in ("busy 1 x", "busy 1 1 1", "busy 1 -1"):
-        assert vm.cmd(bad).startswith("usage: busy SECONDS [CPU]"), bad
-    assert vm.cmd("version").startswith("lull")
+        assert r.out(bad).startswith("usage: busy SECONDS [CPU]"), bad
+    assert r.out("version").startswith("lull")
 
 
 def test_irqs_per_cpu(boot):
@@ -240,7 +242,7 @@ WAKEUPS_CPU = re.compile(r"^cpu (\d+): (\d+) \([\d.]+/s\), halted (\d+)%", re.M)
 CAUSE = re.compile(r"^\s*(\d+)\s+[\d.]+\t(.+)$", re.M)
 
 
-def test_idle_and_wakeups_report_each_cpu_and_the_sum(boot):
+def test_idle_and_wakeups_report_each_cpu_and_the_sum(run):
     """`idle` and `wakeups` on several CPUs: one line per CPU and their sum,
     each CPU counting its own wakeups (under icount: exact).  periodic at
     HZ=100 for 2 s: about 200 on each CPU, the sum line is the sum, and
@@ -248,10 +250,14 @@ def test_idle_and_wakeups_report_each_cpu_and_the_sum(boot):
     table alone.  tickless: the idle APs never wake and count as halted
     the whole window (their sleep is still going on).  Fails with wakeups
     charged on the boot CPU only (every AP line 0 in periodic mode), or
-    with a sleep in progress left out (an AP halted 0%)."""
-    vm = boot(append="tick=periodic hz=100", extra=["-smp", "4"], icount=4)
-    vm.send("wakeups reset\ridle 2\rwakeups\rwakeups 2\r")
-    _, idle, wakeups, w2 = (vm.wait_prompt(60).replace("\r", "") for _ in range(4))
+    with a sleep in progress left out (an AP halted 0%).  Driven by run=
+    (nothing typed, so no wait for the host's next byte moves guest time
+    on in between), after boot's one timer, the TSC's second calibration;
+    `sleep 10` lets each AP take the IPI that tells it of `tick tickless`."""
+    r = run(["sleep 1500", "wakeups reset", "idle 2", "wakeups", "wakeups 2", "tick tickless",
+             "sleep 10", "wakeups reset", "idle 2", "wakeups 4", "wakeups 9", "wakeups 1 2"],
+            append="tick=periodic hz=100", extra=["-smp", "4"])
+    idle, wakeups, w2 = r.out("idle 2"), r.out("wakeups"), r.out("wakeups 2")
     total = IDLE_SUM.search(idle)
     cpus = [m.groups() for m in IDLE_CPU.finditer(idle)]
     assert total and [int(c[0]) for c in cpus] == [0, 1, 2, 3], idle
@@ -268,9 +274,7 @@ def test_idle_and_wakeups_report_each_cpu_and_the_sum(boot):
     assert head2 and head2.group(4) == "CPU 2" and int(head2.group(2)) == int(per[2][1]), w2
     assert not WAKEUPS_CPU.search(w2), w2
 
-    vm.cmd("tick tickless")
-    vm.send("wakeups reset\ridle 2\r")
-    _, idle = (vm.wait_prompt(60).replace("\r", "") for _ in range(2))
+    idle = r.out("idle 2", 1)
     cpus = [m.groups() for m in IDLE_CPU.finditer(idle)]
     assert len(cpus) == 4, idle
     for cpu, n, mean, longest, halted in cpus[1:]:
@@ -278,13 +282,13 @@ def test_idle_and_wakeups_report_each_cpu_and_the_sum(boot):
         assert float(mean) >= 1990 and float(longest) >= 1990, idle
     assert float(IDLE_SUM.search(idle).group(5)) >= 99.5, idle
     # Errors: a CPU that is not there, and not a number.
-    assert vm.cmd("wakeups 4").startswith("error: no CPU 4 (4 online; see cpus)")
-    assert vm.cmd("wakeups 9").startswith("usage: wakeups")
-    assert vm.cmd("wakeups 1 2").startswith("usage: wakeups")
+    assert r.out("wakeups 4").startswith("error: no CPU 4 (4 online; see cpus)"), r.out("wakeups 4")
+    assert r.out("wakeups 9").startswith("usage: wakeups"), r.out("wakeups 9")
+    assert r.out("wakeups 1 2").startswith("usage: wakeups"), r.out("wakeups 1 2")
 
 
 @pytest.mark.parametrize("mode", ["dyntick", "tickless"])
-def test_only_the_boot_cpu_wakes_for_the_clocksource_wrap(boot, mode):
+def test_only_the_boot_cpu_wakes_for_the_clocksource_wrap(run, mode):
     """The 24-bit PM timer wraps every 4.69 s, so someone must read it every
     2.34 s (test_time's one-CPU check): the boot CPU, 25 or 26 times in an
     idle minute under icount (by where in a 2.34 s period the window
@@ -293,18 +297,19 @@ def test_only_the_boot_cpu_wakes_for_the_clocksource_wrap(boot, mode):
     CPU's wake-up kicks it (as often, by the IPI: the AP's own device, a
     tick later, never fires first).  In dyntick a CPU may also tick once
     after a wake, while the others are still busy (the 2005 rule; 29
-    wakeups seen on the boot CPU), so there the causes are counted."""
-    vm = boot(append=f"tick={mode} clocksource=acpi_pm", extra=["-smp", "4"], icount=4)
-    vm.send("wakeups reset\ridle 60\rwakeups 0\rwakeups 1\r")
-    _, idle, w0, w1 = (vm.wait_prompt(60).replace("\r", "") for _ in range(4))
+    wakeups seen on the boot CPU), so there the causes are counted.
+    Driven by run=, after boot's one timer: typed, the wait for the
+    host's bytes moved the window by whatever guest time QEMU skipped
+    meanwhile, and an idle AP's device maximum (68.7 s) could fall in it."""
+    r = run(["sleep 1500", "wakeups reset", "idle 60", "wakeups 0", "wakeups 1"],
+            append=f"tick={mode} clocksource=acpi_pm", extra=["-smp", "4"])
+    idle, w0, w1 = r.out("idle 60"), r.out("wakeups 0"), r.out("wakeups 1")
     n, longest = idle_line(idle, 0)
     assert 2300 <= longest <= 2400, idle
     causes = {c: int(k) for k, c in CAUSE.findall(w0)}
     assert 25 <= causes.get("limit: clocksource wrap", 0) <= 27, w0
-    # Besides: the window's end, our typing, the TSC's second calibration
-    # a second after boot, a tick (in dyntick, the extra ticks).
-    assert set(causes) <= {"limit: clocksource wrap", "hrtimer: sleep", "irq 0x24 (uart)", "tick",
-                           "timer: tsc-refine"}, w0
+    # Besides: the window's end, a tick (in dyntick, the extra ticks).
+    assert set(causes) <= {"limit: clocksource wrap", "hrtimer: sleep", "tick"}, w0
     if mode == "tickless":
         assert n <= 29, (idle, w0)
     for cpu in (1, 2, 3):
@@ -377,16 +382,44 @@ def test_one_busy_cpu_dyntick_vs_tickless(boot, mode):
     assert rows[1][2] == "idle" and rows[1][3] == f"{seen}, {mode} on lapic", outs[9]
 
 
-# Against the host's clock, as test_dyntick's single-CPU version (the same
-# 10 ms in 20 s, for the same reasons), with three APs ticking by the
-# mode's rule: their timers, IPIs and the dyntick busy check must leave
-# the boot CPU's time alone.
+# The ruler under icount: the CMOS clock, which QEMU runs on its virtual
+# clock and lull never keeps time by (lullvm.rtc; test_dyntick's one-CPU
+# version measures the same way).  Each edge is the midpoint of a bracket of
+# probes at most MAX_SPACING_NS apart, so two edges are off by at most that
+# together; lull's rate against virtual time is within RATE_PPM once the
+# TSC is refined (test_drift.py).
+RATE_PPM = 10
+
+
+def clock_against_cmos(vm, line):
+    """Across `line` on vm, between two CMOS second edges: (lull's seconds
+    less the CMOS clock's, the CMOS seconds, how far jiffies strayed from
+    lull's clock in ticks).  Each uptime reading may come up to a tick
+    after a jiffy boundary no interrupt has counted yet: |jiffies| < 2."""
+    t0, s0 = rtc_edge(vm, "continuous")
+    u0 = parse.uptime(vm.cmd("uptime"))
+    vm.cmd(line, timeout=30)
+    u1 = parse.uptime(vm.cmd("uptime"))
+    t1, s1 = rtc_edge(vm, "continuous")
+    jiffies_off = (u1.jiffies - u0.jiffies) % 2**32 - (u1.ns - u0.ns) * u0.hz / 1e9
+    return (t1 - t0) / 1e9 - (s1 - s0), s1 - s0, jiffies_off
+
+
 @pytest.mark.timing
 @pytest.mark.parametrize("mode", ["periodic", "dyntick", "tickless"])
 def test_time_keeps_over_10s_on_4_cpus(boot, mode):
+    """test_dyntick's `test_time_keeps_over_10s_idle` with three APs
+    ticking by the mode's rule: across `idle 10` lull's clock keeps the
+    CMOS clock's time (to the edges and RATE_PPM) and jiffies keep lull's
+    clock's, so the APs' timers, IPIs and the dyntick busy check leave the
+    boot CPU's time alone.  Under icount: guest time against guest time."""
     vm = boot(append=f"tick={mode}", extra=["-smp", "4"])
     assert "smp: 4 CPUs online" in vm.log_text()
-    drift = drift_over_idle(vm)
-    assert abs(drift) <= 0.010, f"{mode}: drift {drift * 1000:.1f} ms"
+    error_s, true_s, jiffies_off = clock_against_cmos(vm, "idle 10")
+    allowed_s = MAX_SPACING_NS / 1e9 + RATE_PPM * 1e-6 * true_s
+    assert abs(error_s) <= allowed_s, \
+        f"{mode}: lull's clock {error_s * 1000:+.1f} ms off the CMOS clock's {true_s} s " \
+        f"(allowed {allowed_s * 1000:.1f} ms)"
+    assert abs(jiffies_off) < 2, f"{mode}: jiffies {jiffies_off:+.2f} ticks off lull's clock"
     rows, out = cpus_table(vm)
     assert len(rows) == 4 and all(r[3].endswith(f"{mode} on lapic") for r in rows), out
