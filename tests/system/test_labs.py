@@ -13,7 +13,7 @@ import tempfile
 
 import pytest
 
-from lullvm.qemu import ROOT
+from lullvm.qemu import ROOT, run_script
 
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 from lab import LABS, tracked_files  # noqa: E402
@@ -75,16 +75,9 @@ def test_student_copy_scores_zero_then_is_this_tree_again(tmp_path, lab):
     assert r["score"] == 0 and r["total"] > 0 and p.returncode == 1, p.stdout[-4000:]
     assert f"reminder: answer docs/labs/{lab}.md's questions in answers-{lab}.txt" in p.stdout
 
-    boot = subprocess.run(["qemu-system-i386", "-accel", "tcg", "-m", "128", "-display", "none",
-                           "-no-reboot", "-serial", "stdio", "-monitor", "none",
-                           "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04",
-                           "-icount", "shift=4,align=off,sleep=off", "-rtc", "clock=vm",
-                           "-kernel", os.path.join(copy, "build", "lull.elf"),
-                           "-append", f'run="{REACH[lab]}"'],
-                          stdin=subprocess.DEVNULL, capture_output=True, timeout=120)
-    out = boot.stdout.decode("utf-8", "replace")
-    assert f"lab {lab}: not implemented" in out, out[-3000:]
-    assert "run: done, powering off" in out, "the stubbed kernel hung or crashed:\n" + out[-3000:]
+    boot = run_script(REACH[lab].split("; "), elf=os.path.join(copy, "build", "lull.elf"), timeout=120)
+    assert f"lab {lab}: not implemented" in boot.log, boot.tail(3000)
+    assert "run: done, powering off" in boot.log, "the stubbed kernel hung or crashed:\n" + boot.tail(3000)
 
     p = subprocess.run([PYTHON, os.path.join(ROOT, "tools", "lab.py"), "fill", copy],
                        capture_output=True, text=True)
