@@ -262,7 +262,7 @@ test: | deps
 # log's tail; the input is saved as $(BUILD)/fuzz/crash-<target>-*.
 FUZZCC       ?= clang-14
 FUZZ_SECONDS ?= 60
-FUZZ_SHORT_SECONDS := 10
+FUZZ_SHORT_SECONDS := 5
 FUZZ_DIR     := $(BUILD)/fuzz
 FUZZ_CFLAGS  := -std=gnu11 -O1 -g -Wall -Wextra -Werror -Iinclude -Itests/fuzz -DLULL_HOST \
                 -DCONFIG_HZ=$(HZ) -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
@@ -291,7 +291,7 @@ fuzz-short:
 	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(FUZZ_SHORT_SECONDS)
 
 # The system tests whose subject is the tick and the timers (marked
-# smp_again) again on 2 and on 4 CPUs: every boot that names no CPU count
+# smp_again for the CPU counts SMP_AGAIN names) again on 2 and on 4 CPUs: every boot that names no CPU count
 # gets -smp N (LULL_SMP, tests/lullvm/qemu.py).  `make test` runs it; the
 # SMP tests themselves run on 1, 2, 4 and 8 CPUs in any case (docs/smp.md).
 test-smp: all iso

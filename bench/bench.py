@@ -360,8 +360,9 @@ ICOUNT_RUNS = 2     # boots per icount row: the second must repeat the first exa
 # instructions.  (Two boots of tickless on the PIT once differed, 2712 and
 # 2709 skips, max latency 27 and 43 us.)  The other cause was QEMU's own:
 # an -icount boot driven by run=, as these are, runs pinned to one host CPU
-# (conftest.icount_pin).
-ICOUNT_RTC = ["-rtc", "clock=vm,base=2026-01-01T00:00:00"]
+# (lullvm.qemu.icount_pin).  lullvm.qemu.qemu_args adds ICOUNT_RTC to every
+# -icount boot, the Linux references' included; it is named here too.
+ICOUNT_RTC = guest.ICOUNT_RTC
 ICOUNT_SETTLE_MS = 1500     # guest time before the latency run: boot's own timer has fired
 
 

@@ -3,7 +3,7 @@
 Both guests answer the same commands (`idle`, `latency`, `sleep`, `uptime`,
 `poweroff`) at a prompt on the serial port, so one piece of code times them
 the same way.  QEMU is started and its console driven by the system tests'
-Lull class (tests/system/conftest.py).
+Lull class (tests/lullvm/qemu.py).
 
 The power proxy is the CPU time the host gives the QEMU process.  Near the
 floor, /proc/PID/stat's 10 ms ticks are far too coarse, so it is read in
@@ -20,7 +20,7 @@ import time
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 sys.path.insert(0, os.path.join(ROOT, "tests"))
-from lullvm.qemu import Lull, qemu_args  # noqa: E402
+from lullvm.qemu import ICOUNT_RTC, Lull, qemu_args  # noqa: E402,F401
 
 # Both guests' `idle` (lull's, and linux/init.c's, which prints the first
 # figures alone): looser than lullvm.parse.idle, which reads lull's whole line.

@@ -64,6 +64,10 @@ def close(a, b, rel=0.02, abs_=0.011):
 
 @pytest.mark.timing
 def test_bench_quick_run_writes_table_csv_and_pictures():
+    """The bench's real-time rows measure what the host pays (its CPU time,
+    host-timed sleeps and boots), so this run is on the host's clock: its
+    checks are that each column holds what it names, in bounds a loaded
+    host cannot break (later and costlier, never earlier)."""
     out = os.path.join(BUILD, "test-bench")
     r = subprocess.run([sys.executable, os.path.join(ROOT, "bench", "bench.py"), "--quick", "--no-linux",
                         "--idle", "1", "--only", ",".join(CONFIGS), "--out", out],
@@ -97,10 +101,14 @@ def test_bench_quick_run_writes_table_csv_and_pictures():
         assert 0 <= lat["min"] <= lat["p50"] <= lat["p99"] <= lat["max"], lat
         assert lat["min"] <= lat["avg"] <= lat["max"], lat
         assert lat["p99"] < 20_000, lat         # lull's histogram ends at 20 ms
-        # Sleeps return late by at most a few ms (a tick, and the host's
-        # timing noise), never clearly early.
+        # Sleeps are timed from the host, Enter to prompt, less the same
+        # for `sleep 0` (sleep_base_ms).  Guest time follows the host's here,
+        # so a sleep lasts at least its length: the overshoot is never below
+        # minus the base.  Nothing bounds it above on a loaded host (a CI
+        # host once stopped QEMU for 100 ms), nor tighter below (a slow
+        # `sleep 0` inflates the base: -5.9 ms seen with Linux building).
         for ms in (10, 100, 1000):
-            assert -3 < num(row, f"sleep{ms}_late_ms") < 100, (ms, row)
+            assert num(row, f"sleep{ms}_late_ms") > -num(row, "sleep_base_ms") - 1, (ms, row)
         # Drift over a 1 s window: guest and host clocks agree.
         assert abs(num(row, "drift_ms")) < 100, row
         # Boot: QEMU prints its first byte, then lull reaches its prompt.
