@@ -25,6 +25,7 @@ Their timer-caused wakeups ("wakeups by cause: timers T") are compared.
 import re
 
 import guest
+from lullvm import parse  # noqa: E402  (guest put tests/ on sys.path)
 
 WORKLOAD = "50 1000 5000"       # N MIN_MS MAX_MS
 SEED = 1
@@ -80,12 +81,6 @@ ROWS = [
 ]
 NAMES = [r.name for r in ROWS]
 
-HEAD_RE = re.compile(r"timerload: seed (\d+), (\d+) (?:hr |wheel )?timers(?: on CPU \d+)?, periods (\d+)\.\.(\d+) ms, class (\S+), "
-                     r"(\d+) s, piggyback (on|off)")
-RESULT_RE = re.compile(r"timerload: (\d+) timers, (\d+) fired, (\d+) wakeups \(([\d.]+)/s\), optimum (\d+) "
-                       r"\(ratio [\d.]+\), early (\d+), past hard (\d+), worst late (\d+) us, "
-                       r"slack used (?:(\d+)% median|- \(no window\))")
-CAUSES_RE = re.compile(r"timerload: wakeups by cause: timers (\d+), other (\d+)")
 UART_RE = re.compile(r"^\s*0x[0-9a-f]+\s+\d+\s+uart\s+(\d+)", re.M)
 
 
@@ -93,21 +88,25 @@ def command(row, seconds):
     return f"timerload {WORKLOAD} {seconds} {row.cls} seed={SEED}"
 
 
-def parse(out, row, seconds, piggyback):
-    """timerload's three lines as numbers; raises if it did not run what was asked."""
-    head, res, causes = HEAD_RE.search(out), RESULT_RE.search(out), CAUSES_RE.search(out)
-    if "error:" in out or not (head and res and causes):
+def read_run(out, row, seconds, piggyback):
+    """timerload's three lines as numbers (lullvm.parse.timerload); raises
+    if it did not run what was asked."""
+    try:
+        t = None if "error:" in out else parse.timerload(out)
+    except parse.ParseError:
+        t = None
+    if t is None:
         raise RuntimeError(f"timerload: unexpected output {out.strip()!r}"[:300])
     want_cls = row.cls + "%" if row.pct is not None and row.cls != "exact" else row.cls
-    got = (int(head.group(1)), head.group(5), int(head.group(6)), head.group(7))
+    got = (t.seed, t.klass, t.seconds, "on" if t.piggyback else "off")
     if got != (SEED, want_cls, seconds, "on" if piggyback else "off"):
         raise RuntimeError(f"timerload ran {got}, not {(SEED, want_cls, seconds, piggyback)}")
-    _, fired, w, rate, opt, early, past, late, used = res.groups()
-    return dict(seconds=seconds, fired=int(fired), wakeups=int(w), wakeups_per_s=float(rate),
-                optimum=int(opt), optimum_per_s=int(opt) / seconds,
-                ratio=int(w) / int(opt) if int(opt) else None, early=int(early), past_hard=int(past),
-                worst_late_us=int(late), slack_used_median_pct=int(used) if used else None,
-                timer_wakeups=int(causes.group(1)), other_wakeups=int(causes.group(2)))
+    w, opt = t.wakeups, t.optimum
+    return dict(seconds=seconds, fired=t.fired, wakeups=w, wakeups_per_s=t.rate,
+                optimum=opt, optimum_per_s=opt / seconds,
+                ratio=w / opt if opt else None, early=t.early, past_hard=t.past_hard,
+                worst_late_us=t.worst_late_us, slack_used_median_pct=t.slack_median_pct,
+                timer_wakeups=t.by_timers, other_wakeups=t.by_other)
 
 
 def uart_irqs(g):
@@ -128,7 +127,7 @@ def boot(env, tag, icount=None):
 
 
 def run_icount(g, row):
-    runs = [parse(g.cmd(command(row, ICOUNT_S), timeout=120), row, ICOUNT_S, piggyback=True)
+    runs = [read_run(g.cmd(command(row, ICOUNT_S), timeout=120), row, ICOUNT_S, piggyback=True)
             for _ in range(ICOUNT_REPS)]
     r = sorted(runs, key=lambda x: x["wakeups"])[len(runs) // 2]
     return dict(r, reps_wakeups=[x["wakeups"] for x in runs],
@@ -150,7 +149,7 @@ def run_realtime(g, row, seconds):
     g.vm.child.expect_exact(g.prompt, timeout=seconds + 60)
     out = g.vm.child.before.replace("\r\n", "\n")
     c1 = uart_irqs(g)
-    r.update(parse(out, row, seconds, row.piggyback))
+    r.update(read_run(out, row, seconds, row.piggyback))
     r.update(serial_bytes_sent=r.pop("pulses") if row.serial else 0,
              uart_irqs=c1 - c0 if None not in (c0, c1) else None,
              typed_bytes=len(line) + 1 + len("irqs\r"))

@@ -168,9 +168,10 @@ def breakdown(text):
 #            past hard 0, worst late 115 us, slack used - (no window)
 # timerload: wakeups by cause: timers 497, other 797; worst interrupt latency 17 us
 # timerload: slack used (% of window: expiries) 0-9:67 10-19:112 ...
+# slack_median_pct: the median of "slack used ... 50% median"; None for "- (no window)".
 Timerload = namedtuple("Timerload", "seed timers kind min_ms max_ms klass seconds piggyback fired wakeups rate "
                                     "optimum ratio early past_hard worst_late_us slack_used "
-                                    "by_timers by_other worst_irq_us slack_bins")
+                                    "by_timers by_other worst_irq_us slack_bins slack_median_pct")
 TIMERLOAD_HEAD_RE = re.compile(r"^timerload: seed (\d+), (\d+) (?:(hr|wheel) )?timers(?: on CPU \d+)?, "
                                r"periods (\d+)\.\.(\d+) ms, class (\S+), (\d+) s, piggyback (on|off)", re.M)
 TIMERLOAD_RESULT_RE = re.compile(r"^timerload: (\d+) timers, (\d+) fired, (\d+) wakeups \(([\d.]+)/s\), "
@@ -195,18 +196,33 @@ def timerload(text):
                      h.group(6), int(h.group(7)), h.group(8) == "on",
                      int(r.group(2)), int(r.group(3)), float(r.group(4)), int(r.group(5)),
                      float(r.group(6)), int(r.group(7)), int(r.group(8)), int(r.group(9)), r.group(10),
-                     int(c.group(1)), int(c.group(2)), int(c.group(3)) if c.group(3) else None, bins)
+                     int(c.group(1)), int(c.group(2)), int(c.group(3)) if c.group(3) else None, bins,
+                     _slack_median(r.group(10)))
+
+
+def _slack_median(used):
+    m = re.fullmatch(r"(\d+)% median", used)
+    if m:
+        return int(m.group(1))
+    if used == "- (no window)":
+        return None
+    raise ParseError(f"timerload: slack used {used!r}: neither a median nor no window")
 
 
 # ---------------------------------------------------------------- trace
 # # trace: mode=tickless device=lapic hz=250 cpus=2 events=3 dropped=0
 # t_ns,cpu,event,cause,skip_ticks,sleep_ns,name
 # 2285781277,0,idle_enter,hrtimer,250,999964208,sleep
-Trace = namedtuple("Trace", "mode device hz cpus events dropped full rows")
+# A trace that overflowed its buffer says so after the header:
+# # trace: buffer full after 2.730 s of 4 s; 3811 events dropped
+# (full_after_s, full_of_s, full_dropped: that line's figures, None without it).
+Trace = namedtuple("Trace", "mode device hz cpus events dropped full rows full_after_s full_of_s full_dropped")
 TraceRow = namedtuple("TraceRow", "t_ns cpu event cause skip_ticks sleep_ns name")
 TRACE_HEAD_RE = re.compile(r"^# trace: mode=(\S+) device=(\S+) hz=(\d+) cpus=(\d+) events=(\d+) dropped=(\d+)\s*$",
                            re.M)
 TRACE_FULL_RE = re.compile(r"^# trace: buffer full after .*$", re.M)
+TRACE_FULL_FIGURES_RE = re.compile(r"^# trace: buffer full after (\d+\.\d{3}) s of (\d+) s; (\d+) events dropped\s*$",
+                                   re.M)
 TRACE_ROW_RE = re.compile(r"^(\d+),(\d+),(\w+),([^,]*),(\d+),(\d+),(.*?)\s*$", re.M)
 
 
@@ -214,8 +230,10 @@ def trace(text):
     h = _search(TRACE_HEAD_RE, text, "trace header")
     rows = [TraceRow(int(t), int(c), e, cause, int(k), int(s), n)
             for t, c, e, cause, k, s, n in TRACE_ROW_RE.findall(text[h.end():])]
+    f = TRACE_FULL_FIGURES_RE.search(text)
     return Trace(h.group(1), h.group(2), int(h.group(3)), int(h.group(4)), int(h.group(5)),
-                 int(h.group(6)), bool(TRACE_FULL_RE.search(text)), rows)
+                 int(h.group(6)), bool(TRACE_FULL_RE.search(text)), rows,
+                 float(f.group(1)) if f else None, int(f.group(2)) if f else None, int(f.group(3)) if f else None)
 
 
 # ---------------------------------------------------------------- dyntick

@@ -104,8 +104,9 @@ def test_timerload(up):
     assert (t.fired, t.wakeups, t.optimum, t.ratio, t.early, t.past_hard, t.worst_late_us) == \
         (2315, 1294, 1292, 1.0, 0, 0, 115)
     assert (t.by_timers, t.by_other, t.worst_irq_us, t.slack_bins) == (497, 797, 17, {})
+    assert t.slack_used == "- (no window)" and t.slack_median_pct is None
     bg = parse.timerload(up.out("timerload 10 5 50 1 background seed=3"))
-    assert bg.klass == "background" and bg.slack_used == "50% median"
+    assert bg.klass == "background" and bg.slack_used == "50% median" and bg.slack_median_pct == 50
     assert bg.slack_bins["90-100"] == 199 and sum(bg.slack_bins.values()) == 602
 
 
@@ -115,6 +116,17 @@ def test_trace(smp2):
         ("tickless", "lapic", 250, 2, 3, 0, False)
     assert [r.event for r in tr.rows] == ["idle_enter", "timer_irq", "idle_exit"]
     assert tr.rows[0] == (2285781277, 0, "idle_enter", "hrtimer", 250, 999964208, "sleep")
+    assert (tr.full_after_s, tr.full_of_s, tr.full_dropped) == (None, None, None)
+
+
+def test_trace_that_overflowed(smp2):
+    # The recorded trace with the line lull prints before the CSV when its
+    # buffer filled (kernel/shell/cmd_dyntick.c).
+    out = smp2.out("trace 1").replace("events=3 dropped=0", "events=3 dropped=3811")
+    head, rest = out.split("\n", 1)
+    tr = parse.trace(head + "\n# trace: buffer full after 2.730 s of 4 s; 3811 events dropped\n" + rest)
+    assert (tr.dropped, tr.full, tr.full_after_s, tr.full_of_s, tr.full_dropped) == (3811, True, 2.73, 4, 3811)
+    assert len(tr.rows) == tr.events == 3
 
 
 def test_dyntick(smp2):

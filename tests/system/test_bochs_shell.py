@@ -25,6 +25,7 @@ import time
 
 import pytest
 
+from lullvm import parse
 from lullvm.bochs import SLOWDOWN_IPS, SLOWDOWN_LEAD_S, BochsShell
 from lullvm.qemu import ISO, LOG_DIR
 from test_bochs import HASWELL
@@ -148,9 +149,9 @@ def test_one_shots_fire_at_their_own_deadline(shell):
     # tick late, a lost one never ends the command.
     tick_us = 1_000_000 // shell.hz
     out = shell.cmd("latency 50 10000")
-    m = re.search(r"latency: n=(\d+) .* max=(\d+) \(us\)", out)
-    assert m and m[1] == "50", f"`latency 50 10000` did not report 50 wakeups:\n{out}"
-    assert int(m[2]) < tick_us // 4, f"a one-shot fired {m[2]} us late:\n{out}"
+    lat = parse.latency(out)
+    assert lat.n == 50, f"`latency 50 10000` did not report 50 wakeups:\n{out}"
+    assert lat.max < tick_us // 4, f"a one-shot fired {lat.max} us late:\n{out}"
 
 
 def test_idle_skips_the_tick(shell):
@@ -165,8 +166,8 @@ def test_idle_skips_the_tick(shell):
     _, m = idle(shell, seconds)
     _, j1, _ = uptime(shell)
     _, e1, _ = clockevents(shell)
-    assert int(m.group(2)) <= 5, f"the tick was not skipped while idle: {m.group(0)}"
-    assert float(m.group(5)) >= seconds * 1000 * 0.5, f"no long sleep while idle: {m.group(0)}"
+    assert m.wakeups <= 5, f"the tick was not skipped while idle: {m}"
+    assert m.max_sleep_ms >= seconds * 1000 * 0.5, f"no long sleep while idle: {m}"
     # jiffies kept time although the tick device raised a fraction as many
     # interrupts: the catch-up after each skip advanced them.
     dj = jiffies_since(j1, j0)
@@ -181,10 +182,8 @@ def test_dyntick_status_lines(shell):
     out = shell.cmd("dyntick")
     assert out.startswith(f"suitable:\t1\nenabled:\t1\nusing APIC:\t{want['using_apic']}\n"), \
         repr(out)
-    assert re.search(rf"^mode: tickless, device: {want['device']}, max skip: \d+ ticks "
-                     rf"at HZ={shell.hz}$", out, re.M), out
-    assert re.search(r"^skips: \d+, ticks skipped: \d+, catch-ups: \d+, longest skip: \d+ ticks$",
-                     out, re.M), out
+    d = parse.dyntick(out)      # the skips line too
+    assert (d.mode, d.device, d.hz) == ("tickless", want["device"], shell.hz), out
 
 
 def test_tick_on_the_pit_and_back_survives_bochs_spurious_irq7(shell):
@@ -214,7 +213,7 @@ def test_tick_mode_switches(shell):
         assert_tick_state(shell, "dyntick", hz, "lapic", "tsc")
         # The LAPIC timer holds 1374 s: whole skips to idle's own timer.
         _, m = idle(shell, 2)
-        assert int(m.group(2)) <= 5, f"dyntick did not skip: {m.group(0)}"
+        assert m.wakeups <= 5, f"dyntick did not skip: {m}"
 
         assert shell.cmd("tick periodic").strip() == ""
         assert_tick_state(shell, "periodic", hz, "lapic", "tsc")
@@ -222,7 +221,7 @@ def test_tick_mode_switches(shell):
         # QEMU's -icount: HZ a second, and the window's end, one more or
         # less for where in a tick it began (test_dyntick's bound).
         _, m = idle(shell, 1)
-        assert hz <= int(m.group(2)) <= hz + 2, f"periodic at HZ={hz}: {m.group(0)}"
+        assert hz <= m.wakeups <= hz + 2, f"periodic at HZ={hz}: {m}"
     finally:
         out = shell.cmd("tick tickless").strip()
     # Back on the device tickless had: the best-rated, or the one last

@@ -49,12 +49,12 @@ The CMOS clock is given a fixed start date (`-rtc clock=vm,base=...`): with
 the host's date the boot would print a different `rtc:` line.
 """
 import os
-import re
 import subprocess
 import time
 
 import pytest
 
+from lullvm import parse
 from lullvm.qemu import PROMPT, qemu_args
 from test_drift import RTC_VM
 
@@ -90,8 +90,6 @@ SLACK = {
     "dyntick": Slack(latency_us=50, latency_max_us=50, bin_pct=1, idle_ms=4),
     "periodic": Slack(latency_us=50, latency_max_us=50, bin_pct=1, idle_ms=4),
 }
-IDLE_RE = re.compile(r"idle (?P<span>[\d.]+) s: (?P<wakeups>\d+) wakeups \([\d.]+/s\), "
-                     r"mean sleep (?P<mean>[\d.]+) ms, max sleep (?P<max>[\d.]+) ms")
 
 
 def run(boot, mode, icount=ICOUNT_SHIFT):
@@ -113,16 +111,19 @@ def run(boot, mode, icount=ICOUNT_SHIFT):
 
 def latency_figures(out):
     """{'min': us, 'avg': us, ..., bin label: count} from `latency`'s output."""
-    figures = {k: float(v) for k, v in re.findall(r"\b(n|min|avg|p50|p99|max)=(\d+(?:\.\d+)?)", out)}
-    figures.update({label: int(n) for label, n in re.findall(r"^\s*(\S+)\s+us\s+(\d+)", out, re.M)})
+    lat = parse.latency(out)
+    figures = {"n": lat.n, "min": lat.min, "avg": lat.avg, "max": lat.max}
+    # A percentile past the histogram (">=20000") is a bound, not a figure.
+    figures.update({k: v for k, v, bound in (("p50", lat.p50, lat.p50_at_least),
+                                             ("p99", lat.p99, lat.p99_at_least)) if not bound})
+    figures.update({f"{lo}-{hi}" if hi is not None else f">={lo}": n for lo, hi, n in lat.hist})
     assert figures.get("n") == LATENCY_COUNT, out
     return figures
 
 
 def causes(out):
     """{cause: count} from `wakeups`."""
-    return {m.group(2).strip(): int(m.group(1))
-            for m in re.finditer(r"^\s+(\d+)\s+[\d.]+\t(.*)$", out, re.M)}
+    return dict(parse.wakeups(out).causes)
 
 
 def merge_phase_causes(c):
@@ -156,17 +157,15 @@ def differences(a, b, slack):
     # tick 1501 + `hrtimer: latency` 500, with the same 2002 in all.  So the
     # tick and latency's timer are compared as one.
     ca, cb = (merge_phase_causes(causes(x["wakeups"])) for x in (a, b))
-    total = re.compile(r"in the last [\d.]+ s: (\d+)")
-    ta, tb = (int(total.search(x["wakeups"]).group(1)) for x in (a, b))
+    ta, tb = (parse.wakeups(x["wakeups"]).total for x in (a, b))
     if abs(ta - tb) > 1 or set(ca) != set(cb) or any(abs(ca[k] - cb[k]) > 1 for k in ca):
         diff["wakeups"] = (a["wakeups"], b["wakeups"])
-    ia, ib = IDLE_RE.search(a["idle 10"]), IDLE_RE.search(b["idle 10"])
-    assert ia and ib, (a["idle 10"], b["idle 10"])
-    compare("idle wakeups", int(ia["wakeups"]), int(ib["wakeups"]), 1)
-    compare("idle span ms", float(ia["span"]) * 1000, float(ib["span"]) * 1000, slack.idle_ms)
-    if ia["wakeups"] == ib["wakeups"]:      # one more wakeup halves the mean
-        for key in ("mean", "max"):
-            compare(f"idle {key} sleep ms", float(ia[key]), float(ib[key]), slack.idle_ms)
+    ia, ib = parse.idle(a["idle 10"]), parse.idle(b["idle 10"])
+    compare("idle wakeups", ia.wakeups, ib.wakeups, 1)
+    compare("idle span ms", ia.span * 1000, ib.span * 1000, slack.idle_ms)
+    if ia.wakeups == ib.wakeups:      # one more wakeup halves the mean
+        compare("idle mean sleep ms", ia.mean_sleep_ms, ib.mean_sleep_ms, slack.idle_ms)
+        compare("idle max sleep ms", ia.max_sleep_ms, ib.max_sleep_ms, slack.idle_ms)
     la, lb = latency_figures(a[LATENCY]), latency_figures(b[LATENCY])
     for key in sorted(set(la) | set(lb)):
         allowed = (slack.latency_max_us if key == "max" else
@@ -179,7 +178,7 @@ def differences(a, b, slack):
 @pytest.mark.parametrize("mode", ["tickless", "dyntick", "periodic"])
 def test_two_boots_measure_the_same(boot, mode):
     a, b = run(boot, mode), run(boot, mode)
-    assert re.search(r"idle 10\.\d+ s: \d+ wakeups", a["idle 10"]), a
+    assert 10 <= parse.idle(a["idle 10"]).span < 11, a
     diff = differences(a, b, SLACK[mode])
     assert not diff, "\n".join(f"{what} differs:\n{x}\n---\n{y}" for what, (x, y) in diff.items())
 
@@ -221,8 +220,9 @@ def run_to_file(mode, path):
 @pytest.mark.parametrize("mode", ["tickless", "dyntick", "periodic"])
 def test_a_run_without_input_is_identical(mode, tmp_path):
     logs = [run_to_file(mode, str(tmp_path / f"run{i}.log")) for i in range(2)]
-    assert re.search(r"latency: n=2000 period=1000us min=\d+ avg=[\d.]+ p50=\d+", logs[0]), logs[0]
-    assert re.search(r"idle 10\.\d+ s: \d+ wakeups", logs[0]), logs[0]
+    lat = parse.latency(logs[0])
+    assert (lat.n, lat.period_us, lat.p50_at_least) == (2000, 1000, False), logs[0]
+    assert 10 <= parse.idle(logs[0]).span < 11, logs[0]
     # Byte for byte, the last command's `wakeups` included.  Each boot runs
     # on one host CPU (conftest.icount_pin): on two, QEMU's main loop now and
     # then warped the clock past a deadline while the vCPU thread had not yet

@@ -12,15 +12,10 @@ from lullvm.parse import boot_cpu_idle
 from lullvm.rtc import rtc_edge
 from conftest import boot_cpu_wakeups
 
-IDLE_RE = re.compile(r"idle (\d+\.\d+) s: (\d+) wakeups \((\d+\.\d+)/s\), mean sleep "
-                     r"(\d+\.\d) ms, max sleep (\d+\.\d) ms, halted (\d+\.\d\d)%")
-
-
 def idle(vm, seconds):
-    out = boot_cpu_idle(vm.cmd(f"idle {seconds}", timeout=seconds + 20))
-    m = IDLE_RE.search(out)
-    assert m, out
-    return float(m.group(3)), m
+    """`idle SECONDS`, the boot CPU's figures: (wakeups/s, parse.Idle)."""
+    i = parse.idle(boot_cpu_idle(vm.cmd(f"idle {seconds}", timeout=seconds + 20)))
+    return i.rate, i
 
 
 def dyntick_status(vm):
@@ -85,8 +80,8 @@ def test_patch_status_lines_exact(vm):
     out = dyntick_status(vm).replace("\r", "")
     assert out.startswith("suitable:\t1\nenabled:\t1\nusing APIC:\t1\n"), repr(out)
     hz = build_hz(vm)
-    assert re.search(rf"mode: tickless, device: lapic, max skip: \d+ ticks at HZ={hz}", out)
-    assert re.search(r"skips: \d+, ticks skipped: \d+, catch-ups: \d+, longest skip: \d+ ticks", out)
+    d = parse.dyntick(out)      # the skips line too
+    assert (d.mode, d.device, d.hz) == ("tickless", "lapic", hz), out
 
 
 @pytest.mark.parametrize("option, apic, device, enabled, mode", [
@@ -136,8 +131,7 @@ def assert_periodic_wakeups(m, hz, seconds):
     it began.  (The PIT's count is 4773 for 250 Hz: 249.98 Hz, a twentieth
     of a wakeup in 2 s.)  Without -icount a host stall made QEMU drop
     periods and this had to allow -15 %."""
-    wakeups = int(m.group(2))
-    assert hz * seconds <= wakeups <= hz * seconds + 2, m.group(0)
+    assert hz * seconds <= m.wakeups <= hz * seconds + 2, m
 
 
 # ------------------------------------------------------------ wakeups/s
@@ -160,8 +154,8 @@ def test_dyntick_on_pit_wakes_hz_over_max_skip(boot):
     # ends on a tick, 3.003 s).  Once in ~10 runs 61: one skip cut short
     # and the tick that catches up after it; allowed.  Skipping 12 ticks
     # would be 63, 14 ticks 54.
-    assert 58 <= int(m.group(2)) <= 61, m.group(0)
-    assert re.search(r"limit: device max", vm.cmd(boot_cpu_wakeups(vm)))
+    assert 58 <= m.wakeups <= 61, m
+    assert "limit: device max" in parse.wakeups(vm.cmd(boot_cpu_wakeups(vm))).causes
 
 
 @pytest.mark.parametrize("device", ["lapic", "hpet"])
@@ -172,8 +166,8 @@ def test_tickless_with_nothing_pending_sleeps_long(boot, device):
     _, m = idle(vm, 4)
     # Both devices hold more than 4 s (68.7 s, 21.5 s): one sleep, ended by
     # the window's own end.  Halted all but the instructions of one wakeup.
-    assert int(m.group(2)) == 1, m.group(0)
-    assert float(m.group(6)) >= 99.9, m.group(0)
+    assert m.wakeups == 1, m
+    assert m.halted >= 99.9, m
 
 
 def test_a_tick_switch_costs_no_wakeup(boot):
@@ -192,8 +186,8 @@ def test_a_tick_switch_costs_no_wakeup(boot):
     for step in steps:
         out = log.split(f"lull> {step}\n", 1)[1]
         assert out.startswith("lull> idle 4\n"), (step, out[:300])      # it printed nothing
-        m = IDLE_RE.search(boot_cpu_idle(out))     # the boot CPU's (make test-smp)
-        assert m and int(m.group(2)) == 1, (step, out[:300])
+        m = parse.idle(boot_cpu_idle(out))     # the boot CPU's (make test-smp)
+        assert m.wakeups == 1, (step, out[:300])
 
 
 LONG_IDLE_S = 100
@@ -205,7 +199,7 @@ def long_idle(vm):
     h0 = time.monotonic()
     _, m = idle(vm, LONG_IDLE_S)
     assert time.monotonic() - h0 < LONG_IDLE_S / 4, "icount did not skip the idle time"
-    return int(m.group(2)), float(m.group(5)) / 1000, m.group(0)
+    return m.wakeups, m.max_sleep_ms / 1000, m
 
 
 def watchdog_bound_s(vm):
@@ -223,9 +217,8 @@ def sleep_limit(vm):
     device, _, max_s = clockevents(vm)
     _, wrap_s = clocksource_in_use(vm)
     out = dyntick_status(vm)
-    m = re.search(r"mode: (\w+), device: \S+, max skip: (\d+) ticks at HZ=(\d+)", out)
-    assert m, out
-    device_s = int(m.group(2)) / int(m.group(3)) if m.group(1) == "dyntick" else max_s[device]
+    d = parse.dyntick(out)
+    device_s = d.max_skip / d.hz if d.mode == "dyntick" else max_s[device]
     return min(device_s, wrap_s / 2, watchdog_bound_s(vm))
 
 
@@ -263,15 +256,13 @@ def test_a_100ms_timer_gives_10_wakeups_a_second(run, append):
     # slept to its device's limit and QEMU leapt ahead, and those sleeps
     # topped `wakeups` (659 `limit: device max` before 295 of the timer).
     r = run(["every 100", "idle 3", "wakeups 0"], append=append)
-    m = IDLE_RE.search(boot_cpu_idle(r.out("idle 3")))
-    assert m, r.out("idle 3")
+    m = parse.idle(boot_cpu_idle(r.out("idle 3")))
     # Under -icount: 30 periods in 3 s and the window's own end, 31 seen;
     # one fewer for where in a period it began.  A 90 ms or 110 ms timer
     # would be 34 or 28.
-    assert 30 <= int(m.group(2)) <= 31, m.group(0)
+    assert 30 <= m.wakeups <= 31, m
     out = r.out("wakeups 0")
-    top = re.search(r"^\s+(\d+)\s+[\d.]+\s+(.*)$", out, re.M)
-    assert top.group(2).strip() == "timer: every", out
+    assert list(parse.wakeups(out).causes)[:1] == ["timer: every"], out
 
 
 # ------------------------------------------------------------ time keeps
@@ -562,10 +553,10 @@ def test_runtime_switches_in_every_order(boot):
         _, before, _ = clockevents(vm)
         rate, m = idle(vm, 1)
         _, after, _ = clockevents(vm)
-        wakeups = int(m.group(2))
+        wakeups = m.wakeups
         # The new tick device took the wakeups; no other device fires.
         grew = {name: after[name] - before[name] for name in after}
-        assert grew[device] >= wakeups * 0.9, (step, grew, m.group(0))
+        assert grew[device] >= wakeups * 0.9, (step, grew, m)
         assert all(n == 0 for name, n in grew.items() if name != device), (step, grew)
         if mode == "periodic":
             assert_periodic_wakeups(m, hz, 1)
@@ -579,7 +570,7 @@ def test_runtime_switches_in_every_order(boot):
             low, high = (15, 27) if device == "pit" else (4, 8)
             if vm.cpus > 1 and mode == "dyntick":
                 high *= 2
-            assert low <= rate <= high, (step, m.group(0))
+            assert low <= rate <= high, (step, m)
     vm.cmd("wakeups reset")
     rate, _ = idle(vm, 2)
     assert 4 <= rate <= 6.5, rate   # the 200 ms timer survived it all
@@ -617,21 +608,22 @@ def test_busy_keeps_the_tick(boot, append):
     out = vm.cmd("trace 1")
     # Idle again: with nothing armed, one timer interrupt in the second,
     # the one that ends the trace, and in dyntick the tick just after it.
-    assert len(re.findall(r"^\d+,0,timer_irq,", out, re.M)) <= 2, out
+    assert sum(r.cpu == 0 and r.event == "timer_irq" for r in parse.trace(out).rows) <= 2, out
 
 
 def test_latency_tickless_beats_periodic(boot):
-    # ">=": a percentile past the 20 ms histogram (a host stall), a lower bound.
-    fmt = re.compile(r"latency: n=2000 period=1000us min=(\d+) avg=([\d.]+) p50=(?:>=)?(\d+) "
-                     r"p99=(?:>=)?(\d+) max=(\d+) \(us\)")
+    # p50/p99 may be ">=": a percentile past the 20 ms histogram (a host
+    # stall), a lower bound (parse.Latency's p50_at_least).
     results = {}
     for mode in ("tickless", "periodic"):
         vm = boot(append=f"tick={mode}", icount=4)
         out = vm.cmd("latency 2000 1000", timeout=30)
-        m = fmt.search(out)
-        assert m, out
-        results[mode] = [float(x) for x in m.groups()]
-        assert re.search(r"^\s+\d+-\d+\s+us\s+\d+ #+", out, re.M)   # histogram
+        lat = parse.latency(out)
+        assert (lat.n, lat.period_us) == (2000, 1000), out
+        results[mode] = [float(x) for x in (lat.min, lat.avg, lat.p50, lat.p99, lat.max)]
+        # The histogram: a bin with edges, and its bar (40 '#' for the fullest bin).
+        top = max(n for _, _, n in lat.hist)
+        assert any(hi is not None and n * 40 // top > 0 for _, hi, n in lat.hist), out
     tl, pe = results["tickless"], results["periodic"]
     # Under -icount a latency is the instructions between the interrupt
     # and the reading, 20 us at p50 seen (1250 instructions); without it,
@@ -646,15 +638,16 @@ def test_latency_tickless_beats_periodic(boot):
 def test_trace_csv_counts_ticks(boot):
     vm = boot(append="tick=periodic", icount=4)
     out = vm.cmd("trace 2", timeout=20)
-    assert re.search(rf"^# trace: mode=periodic .* cpus={vm.cpus} ", out, re.M), out[:300]
+    tr = parse.trace(out)
+    assert (tr.mode, tr.cpus) == ("periodic", vm.cpus), out[:300]
     assert "t_ns,cpu,event,cause,skip_ticks,sleep_ns,name" in out
     for cpu in range(vm.cpus):
-        irqs = re.findall(rf"^(\d+),{cpu},timer_irq,", out, re.M)
+        irqs = [r for r in tr.rows if r.cpu == cpu and r.event == "timer_irq"]
         # 2 s at 250 Hz of virtual time: 500 ticks, or 501 with one at
         # each end (501 seen); on virtual time no host stall drops one.
         assert 500 <= len(irqs) <= 501, (cpu, len(irqs))
         # Each CPU's events in its own time order (CPUs interleave).
-        ts = [int(t) for t in re.findall(rf"^(\d+),{cpu},", out, re.M)]
+        ts = [r.t_ns for r in tr.rows if r.cpu == cpu]
         assert ts == sorted(ts), cpu
 
 
@@ -665,16 +658,17 @@ def test_trace_marks_each_event_with_its_cpu(boot):
     # each, even one that added nothing.
     vm = boot(append="tick=periodic", icount=4, extra=["-smp", "4"])
     out = vm.cmd("trace 1", timeout=20).replace("\r", "")
-    assert re.search(r"^# trace: mode=periodic .* cpus=4 events=\d+ dropped=0$", out, re.M), out[:300]
-    rows = re.findall(r"^(\d+),(\d+),(timer_irq|idle_enter|idle_exit),", out, re.M)
+    tr = parse.trace(out)
+    assert (tr.mode, tr.cpus, tr.dropped) == ("periodic", 4, 0), out[:300]
+    rows = [(r.t_ns, r.cpu, r.event) for r in tr.rows if r.event in ("timer_irq", "idle_enter", "idle_exit")]
     assert rows, out[:500]
-    assert {int(c) for _, c, _ in rows} <= {0, 1, 2, 3}, out[:500]
-    boot_ticks = [t for t, c, kind in rows if c == "0" and kind == "timer_irq"]
+    assert {c for _, c, _ in rows} <= {0, 1, 2, 3}, out[:500]
+    boot_ticks = [t for t, c, kind in rows if c == 0 and kind == "timer_irq"]
     assert 250 <= len(boot_ticks) <= 251, len(boot_ticks)
     # Each CPU's own events come in time order (the CPUs' interleaving
     # follows the buffer's lock, not the clock).
     for cpu in {c for _, c, _ in rows}:
-        ts = [int(t) for t, c, _ in rows if c == cpu]
+        ts = [t for t, c, _ in rows if c == cpu]
         assert ts == sorted(ts), cpu
 
 

@@ -16,13 +16,10 @@ import pytest
 from lullvm import parse
 from lullvm.rtc import MAX_SPACING_NS, rtc_edge
 
-CPUS_LINE = re.compile(r"^\s*(\d+)\s+(\d+)\s+(idle|busy|off)\s+(.+?)\s+(\d+) \((\d+\.\d)/s\)$", re.M)
-
-
 def cpus_table(vm):
     out = vm.cmd("cpus").replace("\r", "")
     assert out.splitlines()[0].split()[:4] == ["cpu", "apic", "state", "tick"], out
-    return [m.groups() for m in CPUS_LINE.finditer(out)], out
+    return parse.cpus(out), out
 
 
 @pytest.mark.parametrize("n", [1, 2, 4, 8])
@@ -45,11 +42,11 @@ def test_every_cpu_in_the_madt_starts(run, n):
         assert re.search(rf"smp: {n} CPUs online \(APIC IDs {ids}; start-up code at 0x[0-9a-f]{{5}}\)",
                          r.log), r.tail()
     out = r.out("cpus")
-    rows = [m.groups() for m in CPUS_LINE.finditer(out)]
-    assert [int(row[0]) for row in rows] == list(range(n)), out
-    assert [int(row[1]) for row in rows] == list(range(n)), out
+    rows = parse.cpus(out)
+    assert [row.index for row in rows] == list(range(n)), out
+    assert [row.apic for row in rows] == list(range(n)), out
     # The boot CPU runs the command, with its tick.
-    assert rows[0][2] == "busy" and rows[0][3].startswith("running, tickless on lapic"), out
+    assert rows[0].state == "busy" and rows[0].tick.startswith("running, tickless on lapic"), out
     # Every AP is up and halted, its tick following the boot CPU's mode:
     # tickless, so stopped.  Its wakeups count from its first idle entry
     # with a tick: the IPI that told it the boot CPU's tick had started
@@ -59,11 +56,11 @@ def test_every_cpu_in_the_madt_starts(run, n):
     # next jiffy boundary, stopped when it first goes idle; an AP that
     # first goes idle after that boundary takes it.
     for row in rows[1:]:
-        assert row[2] == "idle" and row[3] == "stopped, tickless on lapic" and int(row[4]) <= 1, out
+        assert row.state == "idle" and row.tick == "stopped, tickless on lapic" and row.wakeups <= 1, out
     # From the reset on, over an idle second, nothing wakes an AP.
     out = r.out("cpus", 1)
-    rows = [m.groups() for m in CPUS_LINE.finditer(out)]
-    assert len(rows) == n and all(row[4] == "0" for row in rows[1:]), out
+    rows = parse.cpus(out)
+    assert len(rows) == n and all(row.wakeups == 0 for row in rows[1:]), out
 
 
 def test_q35_and_grub_start_the_aps(boot):
@@ -84,7 +81,7 @@ def test_without_a_madt_one_cpu_and_a_reason(boot):
     vm = boot(machine="isapc", cpu="pentium")
     assert "smp: one CPU (no ACPI MADT lists any other)" in vm.log_text()
     rows, out = cpus_table(vm)
-    assert len(rows) == 1 and rows[0][1] == "0", out
+    assert len(rows) == 1 and rows[0].apic == 0, out
 
 
 def test_cpus_takes_no_arguments(boot):
@@ -114,7 +111,7 @@ def test_the_boot_cpu_keeps_exact_time_with_aps_up(run):
     # shell's next tick, fired before the idle entry reprogrammed it, and
     # not a tick any more).
     idle, w0 = r.out("idle 10"), r.out("wakeups 0")
-    causes = {c: int(k) for k, c in CAUSE.findall(w0)}
+    causes = parse.wakeups(w0).causes
     assert causes.get("hrtimer: sleep", 0) <= 1 and causes.get("irq 0xf0 (lapic-timer)", 0) <= 1, \
         idle + w0
     assert set(causes) <= {"hrtimer: sleep", "irq 0xf0 (lapic-timer)"}, idle + w0
@@ -122,12 +119,12 @@ def test_the_boot_cpu_keeps_exact_time_with_aps_up(run):
     # cpus counts from the reset too: the boot CPU's wakeups are idle's,
     # each AP's none, and each AP's own table says the same.
     out = r.out("cpus")
-    rows = [g.groups() for g in CPUS_LINE.finditer(out)]
-    assert len(rows) == 4 and 1 <= int(rows[0][4]) <= 2, out
+    rows = parse.cpus(out)
+    assert len(rows) == 4 and 1 <= rows[0].wakeups <= 2, out
     for cpu in (1, 2, 3):
         wakeups = parse.wakeups(r.out(f"wakeups {cpu}"))
         assert wakeups.total == 0 and not wakeups.causes, r.out(f"wakeups {cpu}")
-        assert rows[cpu][4] == "0", out
+        assert rows[cpu].wakeups == 0, out
 
 
 def test_busy_on_another_cpu(run):
@@ -144,10 +141,9 @@ def test_busy_on_another_cpu(run):
              "busy 1 1", "busy 1 1", "busy 1 2", "busy 1 x", "busy 1 1 1", "busy 1 -1", "version"],
             extra=["-smp", "2"])
     assert r.out("busy 1 1").strip() == "busy: CPU 1 spins for 1 s in the background (see cpus)", r.tail()
-    during = [g.groups() for g in CPUS_LINE.finditer(r.out("cpus"))]
-    after = [g.groups() for g in CPUS_LINE.finditer(r.out("cpus", 1))]
-    assert during[1][2] == "busy", r.out("cpus")
-    assert after[1][2] == "idle" and after[1][4] == "1", r.out("cpus", 1)
+    during, after = parse.cpus(r.out("cpus")), parse.cpus(r.out("cpus", 1))
+    assert during[1].state == "busy", r.out("cpus")
+    assert after[1].state == "idle" and after[1].wakeups == 1, r.out("cpus", 1)
     # Once more: the slot is taken at once, before CPU 1 has run the call.
     assert r.out("busy 1 1", 1).strip() == "busy: CPU 1 spins for 1 s in the background (see cpus)"
     assert r.out("busy 1 1", 2).strip() == "error: CPU 1 is busy already"
@@ -198,7 +194,7 @@ def run_outputs(boot, run, append="", extra=()):
 
 def cpus_rows(out):
     """`cpus`' rows as (tick, wakeups since reset)."""
-    return [(r[3], int(r[4])) for r in (g.groups() for g in CPUS_LINE.finditer(out))]
+    return [(r.tick, r.wakeups) for r in parse.cpus(out)]
 
 
 def test_every_cpu_ticks_in_periodic_mode(boot):
@@ -232,16 +228,6 @@ def test_every_cpu_ticks_in_periodic_mode(boot):
     assert rows[0][1] <= 2, outs[12]
 
 
-IDLE_SUM = re.compile(r"^idle (\d+\.\d+) s: (\d+) wakeups \([\d.]+/s\), mean sleep ([\d.]+) ms, "
-                      r"max sleep ([\d.]+) ms, halted ([\d.]+)%$", re.M)
-IDLE_CPU = re.compile(r"^cpu (\d+): (\d+) wakeups \([\d.]+/s\), mean sleep ([\d.]+) ms, "
-                      r"max sleep ([\d.]+) ms, halted ([\d.]+)%$", re.M)
-WAKEUPS_HEAD = re.compile(r"^wakeups in the last ([\d.]+) s: (\d+) \([\d.]+/s\), halted (\d+)% "
-                          r"\((\d+ CPUs|CPU \d+)\)$", re.M)
-WAKEUPS_CPU = re.compile(r"^cpu (\d+): (\d+) \([\d.]+/s\), halted (\d+)%", re.M)
-CAUSE = re.compile(r"^\s*(\d+)\s+[\d.]+\t(.+)$", re.M)
-
-
 def test_idle_and_wakeups_report_each_cpu_and_the_sum(run):
     """`idle` and `wakeups` on several CPUs: one line per CPU and their sum,
     each CPU counting its own wakeups (under icount: exact).  periodic at
@@ -258,29 +244,26 @@ def test_idle_and_wakeups_report_each_cpu_and_the_sum(run):
              "sleep 10", "wakeups reset", "idle 2", "wakeups 4", "wakeups 9", "wakeups 1 2"],
             append="tick=periodic hz=100", extra=["-smp", "4"])
     idle, wakeups, w2 = r.out("idle 2"), r.out("wakeups"), r.out("wakeups 2")
-    total = IDLE_SUM.search(idle)
-    cpus = [m.groups() for m in IDLE_CPU.finditer(idle)]
-    assert total and [int(c[0]) for c in cpus] == [0, 1, 2, 3], idle
-    assert all(199 <= int(c[1]) <= 202 for c in cpus), idle
-    assert int(total.group(2)) == sum(int(c[1]) for c in cpus), idle
+    total = parse.idle(idle)
+    assert list(total.cpus) == [0, 1, 2, 3], idle
+    assert all(199 <= c.wakeups <= 202 for c in total.cpus.values()), idle
+    assert total.wakeups == sum(c.wakeups for c in total.cpus.values()), idle
     # `wakeups`: the sum first, then each CPU; the tick woke every CPU.
-    head = WAKEUPS_HEAD.search(wakeups)
-    per = [m.groups() for m in WAKEUPS_CPU.finditer(wakeups)]
-    assert head and head.group(4) == "4 CPUs" and len(per) == 4, wakeups
-    assert int(head.group(2)) == sum(int(p[1]) for p in per), wakeups
-    causes = {c: int(n) for n, c in CAUSE.findall(wakeups)}
-    assert causes.get("tick", 0) >= 4 * 199, wakeups
-    head2 = WAKEUPS_HEAD.search(w2)
-    assert head2 and head2.group(4) == "CPU 2" and int(head2.group(2)) == int(per[2][1]), w2
-    assert not WAKEUPS_CPU.search(w2), w2
+    head = parse.wakeups(wakeups)
+    assert head.scope == "4 CPUs" and len(head.cpus) == 4, wakeups
+    assert head.total == sum(p.total for p in head.cpus.values()), wakeups
+    assert head.causes.get("tick", 0) >= 4 * 199, wakeups
+    head2 = parse.wakeups(w2)
+    assert head2.scope == "CPU 2" and head2.total == head.cpus[2].total, w2
+    assert not head2.cpus, w2
 
     idle = r.out("idle 2", 1)
-    cpus = [m.groups() for m in IDLE_CPU.finditer(idle)]
-    assert len(cpus) == 4, idle
-    for cpu, n, mean, longest, halted in cpus[1:]:
-        assert int(n) == 0 and float(halted) >= 99.9, idle
-        assert float(mean) >= 1990 and float(longest) >= 1990, idle
-    assert float(IDLE_SUM.search(idle).group(5)) >= 99.5, idle
+    tickless = parse.idle(idle)
+    assert len(tickless.cpus) == 4, idle
+    for c in list(tickless.cpus.values())[1:]:
+        assert c.wakeups == 0 and c.halted >= 99.9, idle
+        assert c.mean_sleep_ms >= 1990 and c.max_sleep_ms >= 1990, idle
+    assert tickless.halted >= 99.5, idle
     # Errors: a CPU that is not there, and not a number.
     assert r.out("wakeups 4").startswith("error: no CPU 4 (4 online; see cpus)"), r.out("wakeups 4")
     assert r.out("wakeups 9").startswith("usage: wakeups"), r.out("wakeups 9")
@@ -306,7 +289,7 @@ def test_only_the_boot_cpu_wakes_for_the_clocksource_wrap(run, mode):
     idle, w0, w1 = r.out("idle 60"), r.out("wakeups 0"), r.out("wakeups 1")
     n, longest = idle_line(idle, 0)
     assert 2300 <= longest <= 2400, idle
-    causes = {c: int(k) for k, c in CAUSE.findall(w0)}
+    causes = parse.wakeups(w0).causes
     assert 25 <= causes.get("limit: clocksource wrap", 0) <= 27, w0
     # Besides: the window's end, a tick (in dyntick, the extra ticks).
     assert set(causes) <= {"limit: clocksource wrap", "hrtimer: sleep", "tick"}, w0
@@ -320,16 +303,16 @@ def test_only_the_boot_cpu_wakes_for_the_clocksource_wrap(run, mode):
             assert 25 <= n <= 2 * 28, idle
     if mode == "dyntick":
         # Kicked, then a tick or two while the boot CPU is still busy.
-        causes = {c: int(k) for k, c in CAUSE.findall(w1)}
+        causes = parse.wakeups(w1).causes
         assert causes.get("irq 0xf1 (ipi-call)", 0) >= 25, w1
         assert not any(c.startswith("limit:") for c in causes), w1
 
 
 def idle_line(out, cpu):
     """CPU `cpu`'s wakeups and longest sleep (ms) from `idle`'s line for it."""
-    m = re.search(rf"^cpu {cpu}: (\d+) wakeups .* max sleep (\d+\.\d+) ms", out, re.M)
-    assert m, out
-    return int(m.group(1)), float(m.group(2))
+    idle = parse.idle(out)
+    assert cpu in idle.cpus and len(idle.cpus) > 1, out     # the CPU's own line, not the sum's
+    return idle.cpus[cpu].wakeups, idle.cpus[cpu].max_sleep_ms
 
 
 @pytest.mark.parametrize("mode", ["dyntick", "tickless"])
@@ -355,7 +338,8 @@ def test_one_busy_cpu_dyntick_vs_tickless(boot, mode):
     run = ("sleep,1500;wakeups,reset;idle,2;wakeups,0;cpus;"
            "wakeups,reset;busy,1,1;idle,3;wakeups,0;cpus")
     hz, outs, log = run_outputs(boot, run, append=f"tick={mode}", extra=["-smp", "2"])
-    assert not any(c.endswith("(uart)") for _, c in CAUSE.findall(outs[3] + outs[8])), log[-3000:]
+    assert not any(c.endswith("(uart)") for out in (outs[3], outs[8]) for c in parse.wakeups(out).causes), \
+        log[-3000:]
 
     # All idle for 2 s: each CPU sleeps through it (the boot CPU's window
     # end and CPU 1's kick, a wakeup or two).
@@ -368,8 +352,8 @@ def test_one_busy_cpu_dyntick_vs_tickless(boot, mode):
     # is busy (the 2005 rule); in tickless CPU 1 sleeps on.  Either way
     # CPU 1 woke at most a few times in the 2 s: it skipped too.
     seen = "running" if mode == "dyntick" else "stopped"
-    rows = [g.groups() for g in CPUS_LINE.finditer(outs[4])]
-    assert rows[1][3] == f"{seen}, {mode} on lapic" and int(rows[1][4]) <= 3, outs[4]
+    rows = parse.cpus(outs[4])
+    assert rows[1].tick == f"{seen}, {mode} on lapic" and rows[1].wakeups <= 3, outs[4]
 
     # CPU 1 busy for the first second of `idle 3`.
     n, longest = idle_line(outs[7], 0)
@@ -378,8 +362,8 @@ def test_one_busy_cpu_dyntick_vs_tickless(boot, mode):
     else:
         assert n <= 4, outs[7]                  # slept through it
     assert longest > 1900, outs[7]              # and skipped once all were idle
-    rows = [g.groups() for g in CPUS_LINE.finditer(outs[9])]
-    assert rows[1][2] == "idle" and rows[1][3] == f"{seen}, {mode} on lapic", outs[9]
+    rows = parse.cpus(outs[9])
+    assert rows[1].state == "idle" and rows[1].tick == f"{seen}, {mode} on lapic", outs[9]
 
 
 # The ruler under icount: the CMOS clock, which QEMU runs on its virtual

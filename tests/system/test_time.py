@@ -15,20 +15,18 @@ import time
 import pytest
 
 from lullvm.qemu import MACHINE_SHAPES
+from lullvm import parse
 from lullvm.parse import boot_cpu_idle
 from conftest import boot_cpu_wakeups
 from test_drift import drift_ppm
-
-UPTIME_RE = re.compile(r"up (\d+)\.(\d{9}) s, jiffies (\d+)  HZ=(\d+)")
 
 MACHINES = MACHINE_SHAPES
 
 
 def uptime_of(text):
     """(uptime in s, jiffies, HZ) from the output of `uptime`."""
-    m = UPTIME_RE.search(text)
-    assert m, text
-    return int(m.group(1)) + int(m.group(2)) / 1e9, int(m.group(3)), int(m.group(4))
+    u = parse.uptime(text)
+    return u.seconds, u.jiffies, u.hz
 
 
 def uptime(vm):
@@ -83,10 +81,6 @@ def assert_runs_at_host_rate(vm, seconds=3.0, may_lose=0.0):
     return assert_rate_is_host_rate(start, uptime_between_host_times(vm), may_lose)
 
 
-# One line of `wakeups` per cause: count, rate, cause.
-WAKEUP_CAUSE_RE = re.compile(r"^\s+(\d+)\s+[\d.]+\s+(.*)$", re.M)
-
-
 def guest_ns_across(vm, line, wakeups=0):
     """Under -icount: (guest ns from an `uptime` just before `line` to one
     just after it, what `line` printed), or (None, what `wakeups` printed)
@@ -103,8 +97,8 @@ def guest_ns_across(vm, line, wakeups=0):
     sleeps, costs no guest time: idle time is skipped.)"""
     vm.send(f"wakeups reset\ruptime\r{line}\ruptime\r{boot_cpu_wakeups(vm)}\r")
     outs = [vm.wait_prompt(30).replace("\r", "") for _ in range(5)]
-    causes = WAKEUP_CAUSE_RE.findall(outs[4])
-    if sum(int(n) for n, cause in causes if not cause.endswith("(uart)")) != wakeups:
+    causes = parse.wakeups(outs[4]).causes
+    if sum(n for cause, n in causes.items() if not cause.endswith("(uart)")) != wakeups:
         return None, outs[4]
     (t0, _, _), (t1, _, _) = (uptime_of(outs[1]), uptime_of(outs[3]))
     said = outs[2][outs[2].find("\n") + 1:]        # without the echo of `line`
@@ -515,9 +509,9 @@ def test_clocksource_boot_option_and_wrap_limit(boot):
     # 0.48/s.)
     vm.cmd("wakeups reset")
     out = boot_cpu_idle(vm.cmd("idle 60", timeout=20))
-    rate = float(re.search(r"\((\d+\.\d+)/s\)", out).group(1))
-    assert 0.41 <= rate <= 0.47, out
-    assert float(re.search(r"max sleep ([\d.]+) ms", out).group(1)) <= 2344, out
+    i = parse.idle(out)
+    assert 0.41 <= i.rate <= 0.47, out
+    assert i.max_sleep_ms <= 2344, out
     assert "limit: clocksource wrap" in vm.cmd(boot_cpu_wakeups(vm))
 
 
@@ -542,7 +536,7 @@ def test_pit_clocksource_keeps_the_tick_on_the_pit(boot):
         in vm.log_text()
     vm.send("uptime\rsleep 1000\ruptime\r")
     outs = [vm.wait_prompt(30) for _ in range(3)]
-    t0, t1 = (float(re.search(r"up (\d+\.\d+) s", o).group(1)) for o in (outs[0], outs[2]))
+    t0, t1 = (parse.uptime(o).seconds for o in (outs[0], outs[2]))
     assert 1.0 <= t1 - t0 <= 1.02, outs
     out = vm.cmd("clockevent lapic").strip()
     assert out == "error: the clocksource pit counts pit's interrupts: the tick stays on pit", out

@@ -10,17 +10,9 @@ say) makes a difference wrap to a huge number.  And the order the path
 promises: the hrtimer's callback comes before the tick's own bookkeeping
 (the timer wheel, the clocksource watchdog), which therefore counts after
 the callback."""
-import re
-
 import pytest
 
-LATENCY = re.compile(r"^latency: n=(\d+) period=\d+us min=\d+ avg=([\d.]+) ", re.M)
-HEAD = re.compile(r"^breakdown: (\d+) wakeups, ns per stage at the TSC's (\d+) Hz:$", re.M)
-BEFORE = re.compile(r"^  deadline to entry +(-?\d+)$", re.M)
-STAGE = re.compile(r"^  ([a-z ]+?) +(\d+) +(\d+)$", re.M)
-FROM_ENTRY = re.compile(r"^  = entry to the callback +(\d+) +(\d+)$", re.M)
-TO_CB = re.compile(r"^  = deadline to callback +(\d+)$", re.M)
-AFTER = re.compile(r"^  = after the callback +(\d+) +(\d+)$", re.M)
+from lullvm import parse
 
 BEFORE_CALLBACK = ["stack guard", "irq enter", "handler", "eoi", "hrtimers"]
 AFTER_CALLBACK = ["callbacks", "wheel", "reprogram", "watchdog", "exit"]
@@ -28,16 +20,20 @@ AFTER_CALLBACK = ["callbacks", "wheel", "reprogram", "watchdog", "exit"]
 
 def breakdown(out):
     out = out.replace("\r", "")
-    lat, head = LATENCY.search(out), HEAD.search(out)
-    assert lat and head, out
-    stages = {name: (int(a), int(s)) for name, a, s in STAGE.findall(out)}
-    to_cb, after, before = TO_CB.search(out), AFTER.search(out), BEFORE.search(out)
-    entry = FROM_ENTRY.search(out)
-    assert to_cb and after and before and entry, out
-    return dict(n=int(lat.group(1)), avg_us=float(lat.group(2)), paths=int(head.group(1)),
-                stages=stages, before=int(before.group(1)),
-                to_cb=[int(to_cb.group(1))] + [int(x) for x in entry.groups()],
-                after=[int(x) for x in after.groups()])
+    lat = parse.latency(out)
+    bd = lat.breakdown
+    assert bd, out
+    # The stages with an average and a slowest (the row before entry has no slowest).
+    stages = {name: (a, s) for name, (a, s) in bd.stages.items() if s is not None}
+    before = bd.stages.get("deadline to entry")
+    to_cb, entry, after = (bd.totals.get(k) for k in ("deadline to callback", "entry to the callback",
+                                                        "after the callback"))
+    assert to_cb and to_cb[1] is None and after and after[1] is not None and before and before[1] is None \
+        and entry and entry[1] is not None, out
+    return dict(n=lat.n, avg_us=lat.avg, paths=bd.wakeups,
+                stages=stages, before=before[0],
+                to_cb=[to_cb[0], *entry],
+                after=list(after))
 
 
 @pytest.mark.parametrize("mode", ["tickless", "periodic"])
@@ -86,10 +82,6 @@ def test_breakdown_bad_input_and_no_tsc(boot):
     assert "up " in vm486.cmd("uptime")
 
 
-LAT_FIGURES = re.compile(r"^latency: n=(\d+) period=\d+us min=(\d+) avg=[\d.]+ p50=(\d+) p99=(\d+) "
-                         r"max=(\d+) \(us\)$", re.M)
-
-
 @pytest.mark.parametrize("hz", [250, 1000])
 def test_a_skip_ends_on_its_deadline(boot, hz):
     """Tickless, a 1 ms cyclic timer: some sleeps keep the tick (the next
@@ -100,7 +92,7 @@ def test_a_skip_ends_on_its_deadline(boot, hz):
     under -icount (1 sample in 4 at HZ=250, every one at HZ=1000)."""
     vm = boot(f"hz={hz}", icount=4)
     out = vm.cmd("latency 500 1000", timeout=30).replace("\r", "")
-    m = LAT_FIGURES.search(out)
-    assert m, out
-    n, lo, p50, p99, hi = (int(x) for x in m.groups())
+    lat = parse.latency(out)
+    assert not lat.p50_at_least and not lat.p99_at_least, out
+    n, lo, p50, p99, hi = lat.n, lat.min, lat.p50, lat.p99, lat.max
     assert n == 500 and hi - lo <= 10 and p99 - p50 <= 8, out

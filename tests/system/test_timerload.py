@@ -16,25 +16,19 @@ import re
 
 import pytest
 
+from lullvm import parse
+
 ICOUNT = 4
 LOAD = "timerload 50 1000 5000 60"
 MODES = ["tickless", "dyntick", "periodic"]
-CAUSES = re.compile(r"timerload: wakeups by cause: timers (\d+), other (\d+)")
-RESULT = re.compile(
-    r"timerload: (\d+) timers, (\d+) fired, (\d+) wakeups \(([\d.]+)/s\), optimum (\d+) "
-    r"\(ratio ([\d.]+)\), early (\d+), past hard (\d+), worst late (\d+) us, slack used (\S+)")
 
 
 def timerload(vm, args):
     out = vm.cmd(f"{LOAD} {args}" if not args.startswith("timerload") else args, timeout=120)
-    m = RESULT.search(out)
-    assert m, out
-    n, fired, wakeups, _, optimum, ratio, early, past_hard, late, _ = m.groups()
-    c = CAUSES.search(out)
-    assert c, out
-    return dict(out=out, fired=int(fired), wakeups=int(wakeups), optimum=int(optimum),
-                timer_wakeups=int(c.group(1)),
-                ratio=float(ratio), early=int(early), past_hard=int(past_hard), late=int(late))
+    t = parse.timerload(out)
+    return dict(out=out, fired=t.fired, wakeups=t.wakeups, optimum=t.optimum,
+                timer_wakeups=t.by_timers,
+                ratio=t.ratio, early=t.early, past_hard=t.past_hard, late=t.worst_late_us)
 
 
 @pytest.mark.parametrize("mode", MODES)
