@@ -142,8 +142,12 @@ def differences(a, b, slack):
         if abs(x - y) > allowed:
             diff[what] = (x, y)
 
-    if a["boot"] != b["boot"]:
-        diff["boot"] = (a["boot"], b["boot"])
+    # The boot logs are not compared here: these boots are typed to, so they
+    # run on every host CPU (lullvm.qemu.icount_pin), where QEMU's icount
+    # race can deliver one wakeup up to ~1400 instructions late.  With a
+    # CPU-bound process beside, that moved a boot's TSC calibration windows:
+    # "spread 11 ppm" against "spread 7 ppm", the same 1000.003 MHz.  The
+    # byte-exact boot is test_a_run_without_input_is_identical's, pinned.
     # Wakeups within one, in total and per cause: a wakeup that falls on a
     # tick boundary is charged to the tick or to the timer due on it, or
     # lands on one side of the window's end, by a few instructions of
