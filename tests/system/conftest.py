@@ -109,9 +109,14 @@ def run(request):
         return r
 
     yield _run
+    print_run_logs_if_failed(request, logs)
+
+
+def print_run_logs_if_failed(request, runs):
+    """If the test failed, the tail of each RunLog's serial log."""
     failed = getattr(request.node, "rep_call", None)
     if failed is not None and failed.failed:
-        for r in logs:
+        for r in runs:
             print(f"\n----- serial log {r.log_path} (last 3000 chars) -----\n{r.log[-3000:]}")
 
 

@@ -33,7 +33,7 @@ from lullvm.linux import (BZIMAGE, DYN_TICK_STATE as STATE, DYN_TICK_STATS as ST
                           LinuxGuest, dyn_tick_state, dyn_tick_stats, linux_args,
                           local_timer_irqs, run_linux)
 from lullvm.qemu import ICOUNT_SHIFT, LOG_DIR, ROOT
-from conftest import close_all, log_name
+from conftest import close_all, log_name, print_run_logs_if_failed
 
 IDLE_MS = 3000
 # The bound for one idle CPU with the switch on, and how close to HZ the
@@ -88,10 +88,7 @@ def linux_run(request):
         return r
 
     yield _run
-    failed = getattr(request.node, "rep_call", None)
-    if failed is not None and failed.failed:
-        for r in runs:
-            print(f"\n----- serial log {r.log_path} (last 3000 chars) -----\n{r.log[-3000:]}")
+    print_run_logs_if_failed(request, runs)
 
 
 def idle_window_of(r, nth=0):
