@@ -608,7 +608,18 @@ def test_busy_keeps_the_tick(boot, append):
     out = vm.cmd("trace 1")
     # Idle again: with nothing armed, one timer interrupt in the second,
     # the one that ends the trace, and in dyntick the tick just after it.
-    assert sum(r.cpu == 0 and r.event == "timer_irq" for r in parse.trace(out).rows) <= 2, out
+    allowed = 2
+    if vm.cpus > 1 and append == "tick=dyntick":
+        # The 2005 rule on several CPUs: no CPU skips while another is
+        # busy, and a CPU in its tick handler counts as busy.  APs still
+        # ticking from the busy second can hold the boot CPU's tick for a
+        # round each (ticks a few us apart see each other busy); of the
+        # CPUs checking in one round the last sees all idle and stops, so
+        # at most one extra tick per AP.  Where the ticks fall depends on
+        # when the host typed the command, so any count up to that bound.
+        allowed += vm.cpus - 1
+    timer_irqs = sum(r.cpu == 0 and r.event == "timer_irq" for r in parse.trace(out).rows)
+    assert timer_irqs <= allowed, out
 
 
 def test_latency_tickless_beats_periodic(boot):
