@@ -262,7 +262,7 @@ test: | deps
 # log's tail; the input is saved as $(BUILD)/fuzz/crash-<target>-*.
 FUZZCC       ?= clang-14
 FUZZ_SECONDS ?= 60
-FUZZ_SHORT_SECONDS := 5
+FUZZ_SHORT_SECONDS := 3
 FUZZ_DIR     := $(BUILD)/fuzz
 FUZZ_CFLAGS  := -std=gnu11 -O1 -g -Wall -Wextra -Werror -Iinclude -Itests/fuzz -DLULL_HOST \
                 -DCONFIG_HZ=$(HZ) -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
