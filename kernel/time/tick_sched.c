@@ -216,7 +216,17 @@ static uint64_t stop_tick_if_worth_it(struct tick_cpu *tc, uint64_t now)
 		next = tc->last_jiffy_ns + skip * tc->period_ns;
 		clockevents_set_oneshot(tc->dev);
 	} else if (next <= tick_next_jiffy_ns(tc)) {
-		return 0;               /* tickless, but something is due this tick */
+		/* Tickless, but something is due this tick: the device keeps
+		 * its busy program (the next jiffy, or an hrtimer before it,
+		 * as tick_irq_exit set it), unless `next` is earlier still.
+		 * It can be: an hrtimer armed for this CPU from another, after
+		 * that program and before this CPU marked itself idle, comes
+		 * with no kick (the arming CPU saw it awake).  Left to the
+		 * program, it ran up to a jiffy late: 1-2 ms past its window
+		 * in `timerload 10 1 3 1 cpu=1` on two CPUs. */
+		if (tc->programmed_ns == 0 || next < tc->programmed_ns)
+			tick_program_oneshot(tc, next, ktime_get_ns());
+		return 0;
 	} else {
 		tc->skip = (unsigned)((next - tc->last_jiffy_ns) / tc->period_ns);
 	}

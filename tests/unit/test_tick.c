@@ -1,4 +1,5 @@
 // SOURCES: kernel/time/tick.c kernel/time/tick_sched.c kernel/time/tick_boot.c kernel/time/tick_smp.c kernel/time/wakeups.c kernel/time/trace.c kernel/time/timer.c kernel/time/timer_level.c kernel/time/slack.c kernel/time/hrtimer.c kernel/time/path.c kernel/time/clocksource.c kernel/time/watchdog.c kernel/time/timekeeping.c kernel/time/clockevents.c kernel/time/jiffies.c tests/unit/host_arch.c tests/unit/time_test.c kernel/time/mult_shift.c kernel/lib/format.c
+// THREADS: also built and run under ThreadSanitizer (make unit)
 /* Host tests for the tick layer (kernel/time/tick.c, tick_sched.c) on a
  * fake clock and a fake clock event device: the skip rules and clamps, and
  * — over thousands of random sleeps, early wakes by other interrupts, and
@@ -527,6 +528,40 @@ static void test_tickless_programs_the_deadline(void **state)
 	deliver(VEC_DEV);
 	tick_idle_exit();
 	host_irqs_disabled = false;
+	check_jiffies_exact();
+}
+
+/* An hrtimer armed for this CPU from another while this one was awake: the
+ * arming CPU saw it not idle and sent no kick, and this CPU's device keeps
+ * the program its last interrupt left (the next jiffy).  Going idle, the
+ * CPU must see the timer due before that jiffy and program the device for
+ * it.  (Failed before tick_sched.c reprogrammed in this case: the device
+ * stayed on the jiffy, the timer ran up to a jiffy late.) */
+static void test_tickless_idle_entry_sees_a_remote_arm_before_the_jiffy(void **state)
+{
+	(void)state;
+	assert_int_equal(tick_set_mode(TICK_MODE_TICKLESS), 0);
+	release_probes();
+	deliver(VEC_DEV);               /* awake, the busy program: the next jiffy */
+	exp_advance();
+	uint64_t jiffy = this_tick()->programmed_ns;
+	assert_true(jiffy > fake_ns);
+	uint64_t soon = fake_ns + (jiffy - fake_ns) / 4;
+	static struct hrtimer h;
+	hrtimer_init(&h, nop_hrtimer, "remote");
+	host_cpu_id = 1;                /* CPU 1 arms it for CPU 0 */
+	assert_int_equal(hrtimer_start_on(&h, soon, 0), 0);
+	host_cpu_id = 0;
+	assert_int_equal(host_kicks[0], 0);     /* CPU 0 was awake: no kick */
+	assert_true(dev_next > soon + 2);       /* the device still on the jiffy */
+	host_irqs_disabled = true;
+	tick_idle_enter();
+	assert_true(dev_next <= soon + 2);      /* now on the timer */
+	fake_ns = dev_next;
+	deliver(VEC_DEV);
+	tick_idle_exit();
+	host_irqs_disabled = false;
+	assert_false(hrtimer_is_queued(&h));    /* it ran */
 	check_jiffies_exact();
 }
 
@@ -1074,6 +1109,7 @@ int main(void)
 		cmocka_unit_test(test_dyntick_skip_rules),
 		cmocka_unit_test(test_dyntick_skip_limit_and_counts),
 		cmocka_unit_test(test_tickless_programs_the_deadline),
+		cmocka_unit_test(test_tickless_idle_entry_sees_a_remote_arm_before_the_jiffy),
 		cmocka_unit_test(test_random_mixture),
 		cmocka_unit_test(test_across_the_32bit_wrap),
 		cmocka_unit_test(test_trace_records_what_the_tick_did),
