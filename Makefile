@@ -220,10 +220,30 @@ $(UNIT_DIR)/test_%: tests/unit/test_%.c $$(call unit_sources,tests/unit/test_$$*
 	@for s in $< $$(sed -n 's,^// SOURCES: *,,p' $<); do \
 	  $(HOSTCC) $(UNIT_CFLAGS) -MM -MP -MT $@ $$s && echo "$$s:"; done > $@.d
 
+# Host tests that run CPUs as POSIX threads say so in a line
+#   // THREADS: ...
+# and are built a second time under ThreadSanitizer (ASan and TSan cannot
+# share a binary), into $(UNIT_DIR)/tsan/; `make unit` runs both.  Any
+# report fails the run (halt_on_error).
+# (-Wno-tsan: TSan does not model a standalone __atomic_thread_fence, and
+# gcc says so at each one; the handshakes built on them are checked by the
+# tests' own outcomes, the locks and atomics by TSan.)
+TSAN_CFLAGS := $(filter-out -fsanitize=address%,$(UNIT_CFLAGS)) -fsanitize=thread -Wno-tsan
+TSAN_TESTS := $(patsubst tests/unit/test_%.c,$(UNIT_DIR)/tsan/test_%,\
+                $(shell grep -l '^// THREADS:' tests/unit/test_*.c))
+$(UNIT_DIR)/tsan/test_%: tests/unit/test_%.c $$(call unit_sources,tests/unit/test_$$*.c) $(HZ_STAMP) | deps
+	@mkdir -p $(UNIT_DIR)/tsan
+	@echo "  TSAN    $@"
+	@$(HOSTCC) $(TSAN_CFLAGS) -o $@ $< $$(sed -n 's,^// SOURCES: *,,p' $<) kernel/lib/lab.c -lcmocka -lm
+	@for s in $< $$(sed -n 's,^// SOURCES: *,,p' $<); do \
+	  $(HOSTCC) $(UNIT_CFLAGS) -MM -MP -MT $@ $$s && echo "$$s:"; done > $@.d
+
 # The bench's timer-core program is built (not run) with the unit tests, so
 # a change to the timer core's interface cannot leave it unbuildable.
-unit: $(UNIT_TESTS) $(BUILD)/timer_bench
+unit: $(UNIT_TESTS) $(TSAN_TESTS) $(BUILD)/timer_bench
 	@set -e; for t in $(UNIT_TESTS); do echo "== $$t"; $$t; done
+	@set -e; for t in $(TSAN_TESTS); do echo "== $$t (ThreadSanitizer)"; \
+	  TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 $$t; done
 
 # The system tests (tests/system, on the VM library tests/lullvm) run on
 # every core (pytest-xdist: TEST_JOBS workers).  The Linux series' tests

@@ -89,7 +89,7 @@ int sleep_ticks(int64_t ticks)
 	if (rc < 0)
 		return rc;
 	wait_event(s.woke || console_interrupted());
-	timer_del(&s.timer);
+	timer_del_sync(&s.timer);
 	return s.woke ? 0 : -EINTR;
 	/* LAB alarm: STUB
 	UNUSED(ticks);

@@ -90,8 +90,23 @@ void hrtimer_set_class(struct hrtimer *t, enum timer_class c, unsigned pct);
  * every timer counts as due now, so a class gives no slack). */
 extern uint64_t (*hrtimer_clock_ns)(void);
 
-/* Dequeue.  Returns 1 if it was queued. */
+/* Cancelling, as Linux's pair of the same names.
+ *
+ * hrtimer_try_to_cancel never waits: 1 if t was queued (it is not now),
+ * 0 if it was neither queued nor running, -1 if its callback is running
+ * on some CPU (t is left alone: the callback may still re-queue it).
+ *
+ * hrtimer_cancel waits for a running callback to return, then dequeues
+ * again if that callback re-queued t: on return t is neither queued nor
+ * running, and nothing queued before the call can run it.  1 if it took t
+ * off a queue, 0 if not.  It spins with interrupts as the caller had them,
+ * so it must not be called where the callback cannot finish: from t's own
+ * callback (on its CPU: panics, naming t), or holding a lock the callback
+ * takes.  A callback that must stop another timer uses the try form. */
+int hrtimer_try_to_cancel(struct hrtimer *t);
 int hrtimer_cancel(struct hrtimer *t);
+/* Whether t's callback is running on some CPU now (a snapshot). */
+bool hrtimer_callback_running(const struct hrtimer *t);
 static inline bool hrtimer_is_queued(const struct hrtimer *t) { return t->heap_index >= 0; }
 
 /* Push t's deadline forward by whole intervals until it is after now;

@@ -145,8 +145,21 @@ int timer_mod_on(struct timer *t, uint32_t expires, unsigned cpu);
 int timer_mod_range_on(struct timer *t, uint32_t soft, uint32_t hard, unsigned cpu);
 extern void (*timer_armed_remote)(unsigned cpu);
 /* Disarm.  Returns 1 if it was pending.  An all-zero timer (a static one
- * never through timer_init) is not pending: 0. */
+ * never through timer_init) is not pending: 0.  It does not wait for, nor
+ * tell of, a callback running now (Linux's del_timer): that callback may
+ * re-arm t, or still be using its memory, after timer_del returns.
+ *
+ * timer_try_to_del is the same but says so: -1 if t's callback is running
+ * on some CPU (t left alone).  timer_del_sync waits for a running callback
+ * to return and disarms again if it re-armed t: on return t is neither
+ * pending nor running (Linux's del_timer_sync; 1 if it disarmed t).  It
+ * spins with interrupts as the caller had them, so not from t's own
+ * callback (panics, naming t) nor holding a lock the callback takes.
+ * timer_callback_running: whether t's callback runs now (a snapshot). */
 int timer_del(struct timer *t);
+int timer_try_to_del(struct timer *t);
+int timer_del_sync(struct timer *t);
+bool timer_callback_running(const struct timer *t);
 static inline bool timer_pending(const struct timer *t) { return t->pprev != NULL; }
 
 /* Run every timer whose expiry is at or before `now`, jiffy by jiffy (timers

@@ -97,7 +97,7 @@ static void alarm_notify(struct sleeper *s)
 static void cancel_all(unsigned n)
 {
 	for (unsigned i = 0; i < n; i++)
-		timer_del(&sleepers[i].s.timer);
+		timer_del_sync(&sleepers[i].s.timer);
 }
 
 /* Arm every sleeper, then re-arm each as it wakes until all are done.

@@ -502,7 +502,7 @@ int cmd_every(int argc, char **argv)
 		return 0;
 	}
 	if (argc == 2 && strcmp(argv[1], "off") == 0) {
-		timer_del(&every_timer);
+		timer_del_sync(&every_timer);
 		return 0;
 	}
 	if (argc != 2 || parse_u32(argv[1], 1, EVERY_MAX_MS, &ms) != 0)
@@ -562,7 +562,7 @@ int cmd_keytimer(int argc, char **argv)
 	console_set_input_hook(NULL);
 	wait_event(key_fired || console_interrupted());
 	if (!key_fired) {
-		timer_del(&key_timer);
+		timer_del_sync(&key_timer);
 		return -EINTR;
 	}
 	uint64_t took = key_fired_ns - key_armed_ns;

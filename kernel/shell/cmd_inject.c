@@ -142,7 +142,7 @@ static void witness_cancel(void)
 {
 	for (unsigned i = 0; i < nwitnesses; i++) {
 		hrtimer_cancel(&witnesses[i].hr);
-		timer_del(&witnesses[i].wh);
+		timer_del_sync(&witnesses[i].wh);
 	}
 }
 

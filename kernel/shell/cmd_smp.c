@@ -119,7 +119,7 @@ int cmd_timeron(int argc, char **argv)
 	            __atomic_load_n(&wh.fired, __ATOMIC_ACQUIRE)) || console_interrupted());
 	if (!hr.fired || !wh.fired) {
 		hrtimer_cancel(&hr.t);
-		timer_del(&wh.t);
+		timer_del_sync(&wh.t);
 		return -EINTR;
 	}
 	char late[FMT_FIXED_SIZE];
@@ -294,8 +294,8 @@ static void stress_step(uint32_t *rnd)
 	if (s->owed > (stress_queued(s) ? 1u : 0u)) {
 		/* A callback is on its way: leave it be. */
 	} else if (r % 4 == 0) {
-		int was = s->hr ? hrtimer_cancel(&s->hrt) : timer_del(&s->wheel);
-		if (was) {
+		int was = s->hr ? hrtimer_try_to_cancel(&s->hrt) : timer_try_to_del(&s->wheel);
+		if (was > 0) {
 			__atomic_add_fetch(&stress.cancelled, 1, __ATOMIC_RELAXED);
 			s->owed--;
 		}
@@ -313,6 +313,10 @@ static void stress_step(uint32_t *rnd)
 			s->expires = jiffies + ms_to_jiffies(ms);
 			was = timer_mod_on(&s->wheel, s->expires, cpu);
 		}
+		/* A timer whose callback runs now stays on that callback's CPU
+		 * (timer_mod_on, hrtimer_start_on): check it where it went.
+		 * Its base changes only by an arm, and arms of s hold s->lock. */
+		s->cpu = s->hr ? READ_ONCE(s->hrt.base)->cpu : READ_ONCE(s->wheel.base)->cpu;
 		if (!was && s->owed++)     /* a replaced arming owes no callback */
 			s->mixed = true;   /* taken off its queue in between */
 		__atomic_add_fetch(&stress.arms, 1, __ATOMIC_RELAXED);
@@ -426,7 +430,7 @@ int cmd_stress(int argc, char **argv)
 		if (stress.t[i].hr)
 			hrtimer_cancel(&stress.t[i].hrt);
 		else
-			timer_del(&stress.t[i].wheel);
+			timer_del_sync(&stress.t[i].wheel);
 	}
 	if (ended != stress.arms || pending || owed || stress.early || stress.wrong_cpu ||
 	    stress.unowed) {

@@ -250,7 +250,7 @@ int cmd_timerload(int argc, char **argv)
 	int rc = sleep_ns((uint64_t)secs * NSEC_PER_SEC);
 	for (unsigned i = 0; i < n; i++)
 		if (wheel)
-			timer_del(&load.timer[i].w);
+			timer_del_sync(&load.timer[i].w);
 		else
 			hrtimer_cancel(&load.timer[i].t);
 	uint64_t t1 = ktime_get_ns(), span = t1 - t0;

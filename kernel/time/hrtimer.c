@@ -282,6 +282,15 @@ static int hrtimer_start_window_on(struct hrtimer *t, uint64_t expires_ns, uint6
 			break;
 		spin_unlock_two(&from->lock, &to->lock);
 	}
+	/* A timer whose callback runs stays on its CPU until the callback
+	 * returns (as in Linux): moved now, the callback's own re-arm or
+	 * forward would race an expiry on the new CPU, and one callback
+	 * could run on two CPUs at once. */
+	if (from != to && hrtimer_firing(from, t)) {
+		spin_unlock(&to->lock);
+		to = from;
+		cpu = from->cpu;
+	}
 	bool sooner, was = t->heap_index >= 0;
 	int ret = hrtimer_move(from, to, t, expires_ns, hard_ns, &sooner);
 	if (ret == 0)
@@ -345,17 +354,53 @@ int hrtimer_start_range_ns(struct hrtimer *t, uint64_t expires_ns, uint64_t slac
 	return hrtimer_start_window(t, expires_ns, hard_of(expires_ns, slack_ns));
 }
 
-int hrtimer_cancel(struct hrtimer *t)
+/* A timer's callback runs on the base it was queued on, and t->base stays
+ * on it until the callback returns (hrtimer_start_window_on does not move a
+ * running timer), so the base's own frames answer "running?". */
+int hrtimer_try_to_cancel(struct hrtimer *t)
 {
 	if (READ_ONCE(t->base) == NULL)
 		return 0;               /* all zeros, never through hrtimer_init: not queued */
 	unsigned long flags;
 	struct hrtimer_base *b = lock_hrtimer_base(t, &flags);
-	int was_queued = t->heap_index >= 0;
-	if (was_queued)
+	int ret = 0;
+	if (t->heap_index >= 0) {
 		heap_remove(b, t);
+		ret = 1;
+	} else if (hrtimer_firing(b, t)) {
+		ret = -1;
+	}
 	spin_unlock_irqrestore(&b->lock, flags);
-	return was_queued;
+	return ret;
+}
+
+bool hrtimer_callback_running(const struct hrtimer *t)
+{
+	if (READ_ONCE(t->base) == NULL)
+		return false;
+	unsigned long flags;
+	struct hrtimer_base *b = lock_hrtimer_base(t, &flags);
+	bool running = hrtimer_firing(b, t);
+	spin_unlock_irqrestore(&b->lock, flags);
+	return running;
+}
+
+int hrtimer_cancel(struct hrtimer *t)
+{
+	int ret = 0;
+	for (;;) {
+		int r = hrtimer_try_to_cancel(t);
+		if (r >= 0)
+			return ret | r;
+		/* Running.  On this CPU that is its own callback, or an
+		 * interrupt taken inside it: waiting would never end. */
+		struct hrtimer_base *b = READ_ONCE(t->base);
+		if (b->cpu == arch_this_cpu_id())
+			panic("hrtimer_cancel: %s from its own callback (hrtimer_try_to_cancel "
+			      "does not wait)", t->name ? t->name : "?");
+		while (hrtimer_callback_running(t))
+			cpu_relax();
+	}
 }
 
 /* Adding whole intervals to the old deadline, not to now, keeps a periodic

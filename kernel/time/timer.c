@@ -419,6 +419,16 @@ static struct timer_base *lock_timer_base(const struct timer *t, unsigned long *
 
 void (*timer_armed_remote)(unsigned cpu);
 
+/* Every arm of a timer, by whichever function, ends here once the locks are
+ * dropped: a timer now on another CPU's wheel is that CPU's news (it may
+ * be asleep with its tick stopped, its device programmed for what it knew
+ * before; the tick's hook wakes it if so). */
+static void wheel_armed_on(unsigned cpu)
+{
+	if (cpu != arch_this_cpu_id() && timer_armed_remote)
+		timer_armed_remote(cpu);
+}
+
 /* The wheel timer_wheel_init starts with: the boot option wheel= sets it. */
 static const struct wheel_ops *boot_wheel = &timer_cascade_ops;
 
@@ -594,7 +604,9 @@ static int timer_mod_window(struct timer *t, uint32_t expires, uint32_t hard, bo
 	struct timer_base *w = lock_timer_base(t, &flags);
 	int was_pending = timer_pending(t);
 	wheel_arm(w, t, expires, hard_given ? hard : class_hard(w, t, expires), was_pending);
+	unsigned cpu = w->cpu;
 	spin_unlock_irqrestore(&w->lock, flags);
+	wheel_armed_on(cpu);
 	return was_pending;
 }
 
@@ -625,6 +637,14 @@ static int timer_mod_window_on(struct timer *t, uint32_t expires, uint32_t hard,
 			break;
 		spin_unlock_two(&from->lock, &to->lock);
 	}
+	/* A timer whose callback runs stays on its CPU until the callback
+	 * returns (as in Linux): moved now, it could expire on the new CPU
+	 * while the old one still runs it, one callback on two CPUs. */
+	if (from != to && from->firing == t) {
+		spin_unlock(&to->lock);
+		to = from;
+		cpu = from->cpu;
+	}
 	int was_pending = timer_pending(t);
 	if (from != to) {
 		if (was_pending)
@@ -635,8 +655,7 @@ static int timer_mod_window_on(struct timer *t, uint32_t expires, uint32_t hard,
 	          from == to && was_pending);
 	spin_unlock_two(&from->lock, &to->lock);
 	arch_irq_restore(flags);
-	if (cpu != arch_this_cpu_id() && timer_armed_remote)
-		timer_armed_remote(cpu);
+	wheel_armed_on(cpu);
 	return was_pending;
 }
 
@@ -664,20 +683,62 @@ void timer_add(struct timer *t, uint32_t expires)
 		      t->name ? t->name : "?");
 	}
 	wheel_arm(w, t, expires, class_hard(w, t, expires), 0);
+	unsigned cpu = w->cpu;
 	spin_unlock_irqrestore(&w->lock, flags);
+	wheel_armed_on(cpu);
 }
 
-int timer_del(struct timer *t)
+/* 1 pending (now not), 0 neither, -1 running.  A running timer's callback
+ * runs on the wheel t->base names (timer_mod_window_on leaves a running
+ * timer where it is), so that wheel's `firing` answers. */
+int timer_try_to_del(struct timer *t)
 {
 	if (READ_ONCE(t->base) == NULL)
 		return 0;               /* all zeros, never through timer_init: not pending */
 	unsigned long flags;
 	struct timer_base *w = lock_timer_base(t, &flags);
-	int was_pending = timer_pending(t);
-	if (was_pending)
+	int ret = 0;
+	if (timer_pending(t)) {
 		wheel_unlink(w, t);
+		ret = 1;
+	} else if (w->firing == t) {
+		ret = -1;
+	}
 	spin_unlock_irqrestore(&w->lock, flags);
-	return was_pending;
+	return ret;
+}
+
+int timer_del(struct timer *t)
+{
+	return timer_try_to_del(t) > 0;
+}
+
+bool timer_callback_running(const struct timer *t)
+{
+	if (READ_ONCE(t->base) == NULL)
+		return false;
+	unsigned long flags;
+	struct timer_base *w = lock_timer_base(t, &flags);
+	bool running = w->firing == t;
+	spin_unlock_irqrestore(&w->lock, flags);
+	return running;
+}
+
+int timer_del_sync(struct timer *t)
+{
+	int ret = 0;
+	for (;;) {
+		int r = timer_try_to_del(t);
+		if (r >= 0)
+			return ret | r;
+		/* Running on this CPU: its own callback (or an interrupt
+		 * inside it), which waiting cannot outlast. */
+		if (READ_ONCE(t->base)->cpu == arch_this_cpu_id())
+			panic("timer_del_sync: %s from its own callback (timer_try_to_del "
+			      "does not wait)", t->name ? t->name : "?");
+		while (timer_callback_running(t))
+			cpu_relax();
+	}
 }
 
 /* Each due bucket moves to w->running and its timers are taken off one

@@ -1,4 +1,5 @@
 // SOURCES: kernel/time/trace.c tests/unit/host_arch.c
+// THREADS: also built and run under ThreadSanitizer (make unit)
 /* Host tests for the trace buffer (kernel/time/trace.c): it keeps the first
  * TRACE_MAX_EVENTS events, counts every later one as dropped, remembers
  * when the first was dropped, and a new trace starts from nothing.  Each

@@ -1,0 +1,415 @@
+// SOURCES: kernel/time/hrtimer.c kernel/time/timer.c kernel/time/timer_level.c kernel/time/slack.c kernel/time/jiffies.c kernel/time/path.c tests/unit/host_arch.c
+// THREADS: also built and run under ThreadSanitizer (make unit)
+/* tests/unit/test_timer_smp.c — both timer kinds between two CPUs, each CPU
+ * a POSIX thread (host_arch.c gives each thread its CPU number and its own
+ * interrupt flag; the spinlocks are the kernel's own).
+ *
+ * The subject is what a callback running on one CPU means to another:
+ *   - a synchronous cancel (hrtimer_cancel, timer_del_sync) waits for the
+ *     callback and leaves the timer neither queued nor running, even when
+ *     the callback re-arms itself; the try forms say "running" (-1);
+ *   - arming a timer for another CPU while its callback runs does not move
+ *     it, so one callback never runs on two CPUs at once;
+ *   - a synchronous cancel from the timer's own callback panics.
+ *
+ * The callback holds itself open until the other CPU has acted or a
+ * generous time has passed (HOLD_MS), so each ordering below is the one
+ * the test is about, on any host.  Nothing asserts on time: the hold only
+ * decides who goes first.  Assertions run on the main thread, from what
+ * the threads recorded (cmocka's failures must not leave a thread).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <pthread.h>
+#include <string.h>
+#include <time.h>
+#include <cmocka.h>
+
+#include "time/hrtimer.h"
+#include "time/jiffies.h"
+#include "time/timer.h"
+
+#include "host_test.h"
+#include "time_test.h"
+
+#define HOLD_MS 200     /* how long a callback waits for the other CPU */
+
+static uint64_t mono_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* What the threads record. */
+static int in_callback;         /* how many CPUs are inside the callback now */
+static int most_inside;         /* the most at once */
+static int entered;             /* callbacks started */
+static int other_done;          /* the other CPU's action returned */
+static int other_done_while_inside;     /* ... while the callback still ran */
+static int cancel_result;
+static int ran_on[2];           /* callbacks started, per CPU */
+
+static void reset_records(void)
+{
+	in_callback = most_inside = entered = other_done = other_done_while_inside = 0;
+	cancel_result = -99;
+	ran_on[0] = ran_on[1] = 0;
+}
+
+static void note_enter(void)
+{
+	int now = __atomic_add_fetch(&in_callback, 1, __ATOMIC_SEQ_CST);
+	int most = __atomic_load_n(&most_inside, __ATOMIC_SEQ_CST);
+	while (now > most && !__atomic_compare_exchange_n(&most_inside, &most, now, false,
+	                                                  __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+		;
+	__atomic_add_fetch(&ran_on[host_cpu_id], 1, __ATOMIC_SEQ_CST);
+	__atomic_add_fetch(&entered, 1, __ATOMIC_SEQ_CST);
+}
+
+static void note_exit(void)
+{
+	__atomic_sub_fetch(&in_callback, 1, __ATOMIC_SEQ_CST);
+}
+
+/* Inside a callback: wait until the other CPU's action returned, or
+ * HOLD_MS (the action is waiting for us: the fixed behaviour). */
+static void hold_for_other(void)
+{
+	uint64_t end = mono_ms() + HOLD_MS;
+	while (!__atomic_load_n(&other_done, __ATOMIC_SEQ_CST) && mono_ms() < end)
+		sched_yield();
+	if (__atomic_load_n(&other_done, __ATOMIC_SEQ_CST))
+		__atomic_store_n(&other_done_while_inside, 1, __ATOMIC_SEQ_CST);
+}
+
+static void wait_entered(int n)
+{
+	while (__atomic_load_n(&entered, __ATOMIC_SEQ_CST) < n)
+		sched_yield();
+}
+
+static void two_cpus(void)
+{
+	host_nr_cpus = 2;
+	host_cpu_id = 0;
+	host_irqs_disabled = false;
+	hrtimer_reset_for_test();
+	jiffies_64 = 999;
+	for (unsigned cpu = 0; cpu < 2; cpu++) {
+		struct timer_base *w = arch_timer_base(cpu);
+		w->in_run = false;
+		w->firing = NULL;
+		w->running = NULL;
+	}
+	timer_wheel_init(1000);
+	reset_records();
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	host_panic_catch = NULL;
+	hrtimer_reset_for_test();
+	host_nr_cpus = 1;
+	host_cpu_id = 0;
+	host_irqs_disabled = false;
+	return 0;
+}
+
+/* ---------------------------------------------------------------- CPU 1 */
+
+struct cpu1_job {
+	bool wheel;
+	uint64_t now_ns;        /* hrtimer_run_expired's now */
+	uint32_t now_j;         /* timer_run_expired's now */
+};
+
+static void *cpu1(void *arg)
+{
+	struct cpu1_job *job = arg;
+	host_cpu_id = 1;
+	host_irqs_disabled = true;      /* as in an interrupt handler */
+	if (job->wheel)
+		timer_run_expired(job->now_j);
+	else
+		hrtimer_run_expired(job->now_ns);
+	host_irqs_disabled = false;
+	return NULL;
+}
+
+/* CPU 1 runs its due timers (wheel or heap) in a thread; back once the
+ * callback has started there. */
+static pthread_t cpu1_runs(struct cpu1_job *job)
+{
+	pthread_t th;
+	assert_int_equal(pthread_create(&th, NULL, cpu1, job), 0);
+	wait_entered(1);
+	return th;
+}
+
+/* CPU 0's action is over: let the callback go, and wait for CPU 1. */
+static void cpu0_done(pthread_t th)
+{
+	__atomic_store_n(&other_done, 1, __ATOMIC_SEQ_CST);
+	pthread_join(th, NULL);
+}
+
+/* ------------------------------------------- a cancel waits (hrtimer) */
+
+static struct hrtimer hr;
+
+/* Re-arms itself one period on, as a periodic timer does. */
+static enum hrtimer_restart hr_periodic(struct hrtimer *t)
+{
+	note_enter();
+	hold_for_other();
+	hrtimer_forward(t, 2000, 1000);
+	note_exit();
+	return HRTIMER_RESTART;
+}
+
+static void test_hrtimer_cancel_waits_for_a_restarting_callback(void **state)
+{
+	(void)state;
+	two_cpus();
+	host_cpu_id = 1;
+	hrtimer_init(&hr, hr_periodic, "periodic");
+	assert_int_equal(hrtimer_start(&hr, 1000), 0);
+	host_cpu_id = 0;
+
+	struct cpu1_job job = { .wheel = false, .now_ns = 1500 };
+	pthread_t th = cpu1_runs(&job);
+	/* CPU 0, while the callback runs on CPU 1. */
+	assert_int_equal(hrtimer_try_to_cancel(&hr), -1);
+	cancel_result = hrtimer_cancel(&hr);
+	cpu0_done(th);
+
+	assert_false(other_done_while_inside);  /* the cancel waited */
+	assert_false(hrtimer_is_queued(&hr));   /* and the re-queue was undone */
+	assert_false(hrtimer_callback_running(&hr));
+	assert_int_equal(cancel_result, 1);     /* it took the re-queued timer off */
+	assert_int_equal(hrtimer_count_on(1), 0);
+	assert_int_equal(hrtimer_try_to_cancel(&hr), 0);
+}
+
+/* ----------------------------------------------- a cancel waits (wheel) */
+
+static struct timer wt;
+
+static void wheel_rearming(struct timer *t)
+{
+	note_enter();
+	hold_for_other();
+	timer_mod(t, 1010);
+	note_exit();
+}
+
+static void test_timer_del_sync_waits_for_a_rearming_callback(void **state)
+{
+	(void)state;
+	two_cpus();
+	host_cpu_id = 1;
+	timer_init(&wt, wheel_rearming, "rearming");
+	timer_add(&wt, 1001);
+	host_cpu_id = 0;
+
+	struct cpu1_job job = { .wheel = true, .now_j = 1001 };
+	pthread_t th = cpu1_runs(&job);
+	assert_int_equal(timer_try_to_del(&wt), -1);
+	cancel_result = timer_del_sync(&wt);
+	cpu0_done(th);
+
+	assert_false(other_done_while_inside);
+	assert_false(timer_pending(&wt));
+	assert_false(timer_callback_running(&wt));
+	assert_int_equal(cancel_result, 1);
+	assert_int_equal(timer_count_on(1), 0);
+}
+
+/* ---------------------------- no callback on two CPUs at once (hrtimer) */
+
+static enum hrtimer_restart hr_once(struct hrtimer *t)
+{
+	(void)t;
+	note_enter();
+	hold_for_other();
+	note_exit();
+	return HRTIMER_NORESTART;
+}
+
+static void test_hrtimer_running_is_not_moved(void **state)
+{
+	(void)state;
+	two_cpus();
+	host_cpu_id = 1;
+	hrtimer_init(&hr, hr_once, "once");
+	assert_int_equal(hrtimer_start(&hr, 1000), 0);
+	host_cpu_id = 0;
+
+	struct cpu1_job job = { .wheel = false, .now_ns = 1500 };
+	pthread_t th = cpu1_runs(&job);
+	/* Armed for CPU 0, already due, while its callback runs on CPU 1;
+	 * then CPU 0 runs its own expired timers. */
+	assert_int_equal(hrtimer_start_on(&hr, 1200, 0), 0);
+	host_irqs_disabled = true;
+	hrtimer_run_expired(1500);
+	host_irqs_disabled = false;
+	cpu0_done(th);
+
+	/* It stayed on CPU 1, already due, so CPU 1's run took it again
+	 * once the first callback had returned: twice, in turn, there. */
+	assert_int_equal(most_inside, 1);       /* never on both CPUs */
+	assert_int_equal(ran_on[0], 0);
+	assert_int_equal(ran_on[1], 2);
+	assert_false(hrtimer_is_queued(&hr));
+	assert_int_equal(hrtimer_count_on(0) + hrtimer_count_on(1), 0);
+}
+
+/* ------------------------------ no callback on two CPUs at once (wheel) */
+
+static void wheel_once(struct timer *t)
+{
+	(void)t;
+	note_enter();
+	hold_for_other();
+	note_exit();
+}
+
+static void test_wheel_running_is_not_moved(void **state)
+{
+	(void)state;
+	two_cpus();
+	host_cpu_id = 1;
+	timer_init(&wt, wheel_once, "once");
+	timer_add(&wt, 1001);
+	host_cpu_id = 0;
+
+	struct cpu1_job job = { .wheel = true, .now_j = 1001 };
+	pthread_t th = cpu1_runs(&job);
+	assert_int_equal(timer_mod_on(&wt, 1001, 0), 0);
+	host_irqs_disabled = true;
+	timer_run_expired(1001);
+	host_irqs_disabled = false;
+	cpu0_done(th);
+
+	/* Re-armed for the jiffy being run, it waits on CPU 1's wheel for
+	 * the next run there (a wheel never runs a timer twice in a jiffy). */
+	assert_int_equal(most_inside, 1);
+	assert_int_equal(ran_on[0], 0);
+	assert_int_equal(ran_on[1], 1);
+	assert_int_equal(timer_count_on(0), 0);
+	assert_int_equal(timer_count_on(1), 1);
+	assert_int_equal(timer_del_sync(&wt), 1);
+}
+
+/* --------------------------- a sync cancel from its own callback panics */
+
+static enum hrtimer_restart hr_cancels_itself(struct hrtimer *t)
+{
+	expect_panic(hrtimer_cancel(t), "hrtimer_cancel: self from its own callback");
+	__atomic_add_fetch(&entered, 1, __ATOMIC_SEQ_CST);
+	return HRTIMER_NORESTART;
+}
+
+static void wheel_deletes_itself(struct timer *t)
+{
+	expect_panic(timer_del_sync(t), "timer_del_sync: self from its own callback");
+	__atomic_add_fetch(&entered, 1, __ATOMIC_SEQ_CST);
+}
+
+static void test_sync_cancel_from_own_callback_panics(void **state)
+{
+	(void)state;
+	two_cpus();
+	hrtimer_init(&hr, hr_cancels_itself, "self");
+	assert_int_equal(hrtimer_start(&hr, 1000), 0);
+	assert_int_equal(hrtimer_run_expired(1000), 1);
+	timer_init(&wt, wheel_deletes_itself, "self");
+	timer_add(&wt, 1001);
+	timer_run_expired(1001);
+	assert_int_equal(entered, 2);
+	/* The try forms are what a callback may use on itself. */
+	assert_int_equal(hrtimer_try_to_cancel(&hr), 0);
+	assert_int_equal(timer_try_to_del(&wt), 0);
+}
+
+/* ------------------------- every arm on another CPU's wheel tells it */
+
+static unsigned told[2];
+
+static void record_told(unsigned cpu)
+{
+	told[cpu]++;
+}
+
+static void nothing(struct timer *t)
+{
+	(void)t;
+}
+
+static enum hrtimer_restart hr_nothing(struct hrtimer *t)
+{
+	(void)t;
+	return HRTIMER_NORESTART;
+}
+
+/* A timer that lives on CPU 1 (armed there far ahead), re-armed sooner
+ * from CPU 0 by each arming function: each time CPU 1 is told, as it may
+ * be asleep until the old deadline.  Arms on CPU 0's own queue tell no
+ * one. */
+static void test_every_remote_arm_tells_its_cpu(void **state)
+{
+	(void)state;
+	two_cpus();
+	timer_armed_remote = record_told;
+	hrtimer_armed_remote = record_told;
+	host_cpu_id = 1;
+	timer_init(&wt, nothing, "far");
+	timer_add(&wt, 100000);
+	hrtimer_init(&hr, hr_nothing, "far");
+	hrtimer_start(&hr, 100000000);
+	host_cpu_id = 0;
+	told[0] = told[1] = 0;
+
+	timer_mod(&wt, 2000);
+	assert_int_equal(told[1], 1);
+	timer_mod_range(&wt, 1900, 1950);
+	assert_int_equal(told[1], 2);
+	timer_del(&wt);
+	timer_add(&wt, 1800);
+	assert_int_equal(told[1], 3);
+	timer_mod_on(&wt, 1700, 1);
+	assert_int_equal(told[1], 4);
+	hrtimer_start(&hr, 5000);
+	assert_int_equal(told[1], 5);
+	hrtimer_start_on(&hr, 4000, 1);
+	assert_int_equal(told[1], 6);
+	assert_int_equal(told[0], 0);
+
+	/* Moved to CPU 0 (not running): no one else to tell. */
+	timer_mod_on(&wt, 1500, 0);
+	hrtimer_start_on(&hr, 3000, 0);
+	timer_mod(&wt, 1400);
+	assert_int_equal(told[1], 6);
+	assert_int_equal(told[0], 0);
+	timer_del_sync(&wt);
+	hrtimer_cancel(&hr);
+	timer_armed_remote = NULL;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(test_hrtimer_cancel_waits_for_a_restarting_callback, teardown),
+		cmocka_unit_test_teardown(test_timer_del_sync_waits_for_a_rearming_callback, teardown),
+		cmocka_unit_test_teardown(test_hrtimer_running_is_not_moved, teardown),
+		cmocka_unit_test_teardown(test_wheel_running_is_not_moved, teardown),
+		cmocka_unit_test_teardown(test_sync_cancel_from_own_callback_panics, teardown),
+		cmocka_unit_test_teardown(test_every_remote_arm_tells_its_cpu, teardown),
+	};
+	return cmocka_run_group_tests_name("test_timer_smp", tests, NULL, NULL);
+}
