@@ -82,6 +82,13 @@ void smp_boot_cpu_init(void)
 	gdt_load_cpu(0, c);
 }
 
+/* What call_fn holds between smp_call's claim and its publishing the call
+ * (never run: an address no call can have). */
+static void call_claimed(void *arg)
+{
+	UNUSED(arg);
+}
+
 /* The IPI only wakes the CPU; the work is in call_fn, taken after the halt. */
 static void ipi_call_irq(void *ctx)
 {
@@ -136,8 +143,8 @@ void ap_main(void)
 	for (;;) {
 		cli();
 		ap_follow_tick(c);
-		void (*fn)(void *) = c->call_fn;
-		if (!fn) {
+		void (*fn)(void *) = __atomic_load_n(&c->call_fn, __ATOMIC_ACQUIRE);
+		if (!fn || fn == call_claimed) {
 			/* Nothing to run: the idle path every CPU takes.  A call
 			 * that arrives after the check sends its IPI, which ends
 			 * the halt (cpu_idle halts with STI; HLT, and STI holds
@@ -163,11 +170,16 @@ int smp_call(unsigned index, void (*fn)(void *arg), void *arg)
 		return -EINVAL;
 	struct cpu *c = &cpus[index];
 	void (*none)(void *) = NULL;
-	c->call_arg = arg;
-	/* Claim the slot only if it is free: a CPU still running a call keeps it. */
-	if (!__atomic_compare_exchange_n(&c->call_fn, &none, fn, false, __ATOMIC_RELEASE,
+	/* Claim the slot first, only if it is free (a CPU still running a
+	 * call keeps it), then write the argument, then publish fn: a caller
+	 * refused with -EBUSY has written nothing, so it cannot change the
+	 * argument of the call in flight.  The AP takes call_claimed as "no
+	 * call yet"; the IPI comes after fn is there. */
+	if (!__atomic_compare_exchange_n(&c->call_fn, &none, call_claimed, false, __ATOMIC_ACQUIRE,
 	                                 __ATOMIC_RELAXED))
 		return -EBUSY;
+	c->call_arg = arg;
+	__atomic_store_n(&c->call_fn, fn, __ATOMIC_RELEASE);
 	return lapic_send_ipi(c->apic_id, VEC_IPI_CALL);
 }
 

@@ -153,6 +153,21 @@ def test_busy_on_another_cpu(run):
     assert r.out("version").startswith("lull")
 
 
+def test_a_refused_call_leaves_the_running_one_alone(run):
+    """smp_call claims CPU 1's slot before it writes the argument: `busy 30
+    1` typed while `busy 1 1` is still in flight is refused and must not
+    change how long CPU 1 spins.  Writing the argument first, the refused
+    call turned the running one's 1 s into 30 (CPU 1 halted 0 % of the next
+    3 s; seen on the code before the fix under icount, where both commands
+    run before CPU 1 takes its IPI)."""
+    r = run(["busy 1 1", "busy 30 1", "idle 3", "cpus"], extra=["-smp", "2"])
+    assert r.out("busy 30 1").strip() == "error: CPU 1 is busy already", r.tail()
+    cpu1 = parse.idle(r.out("idle 3")).cpus[1]
+    # 1 s of the 3 spent spinning: halted about two thirds of the time.
+    assert 55 <= cpu1.halted <= 75, r.out("idle 3")
+    assert parse.cpus(r.out("cpus"))[1].state == "idle", r.out("cpus")
+
+
 def test_irqs_per_cpu(boot):
     """irqs has a column per CPU and the total: the IPIs that woke CPU 1 are
     counted on CPU 1, the serial line's interrupts on CPU 0."""
