@@ -207,36 +207,41 @@ UNIT_TESTS := $(patsubst tests/unit/test_%.c,$(UNIT_DIR)/test_%,$(wildcard tests
 
 # Each host test lists the portable sources it links in a line
 #   // SOURCES: kernel/lib/format.c ...
-# (rebuilt when the test or any listed source changes; headers via -MM).
+# Every source is compiled once per sanitizer into an object under
+# $(UNIT_DIR)/obj/ (its headers in the .d beside it, from -MMD), and each
+# test links the objects it names: a source that twenty tests share is
+# compiled once, and a change to one source (a lab's stub filled in)
+# rebuilds one object and relinks.  (Only objects are linked: a tree built
+# before this rule has .d files that name sources as prerequisites.)
 unit_sources = $(shell sed -n 's,^// SOURCES: *,,p' $(1))
+unit_objs = $(patsubst %.c,$(2)/%.o,$(1) $(call unit_sources,$(1)) kernel/lib/lab.c)
+UNIT_OBJ := $(UNIT_DIR)/obj
+$(UNIT_OBJ)/%.o: %.c $(HZ_STAMP) | deps
+	@mkdir -p $(@D)
+	@$(HOSTCC) $(UNIT_CFLAGS) -MMD -MP -c -o $@ $<
 .SECONDEXPANSION:
-$(UNIT_DIR)/test_%: tests/unit/test_%.c $$(call unit_sources,tests/unit/test_$$*.c) $(HZ_STAMP) | deps
-	@mkdir -p $(UNIT_DIR)
+$(UNIT_DIR)/test_%: $$(call unit_objs,tests/unit/test_$$*.c,$(UNIT_OBJ)) | deps
 	@echo "  HOSTCC  $@"
-	@$(HOSTCC) $(UNIT_CFLAGS) -o $@ $< $$(sed -n 's,^// SOURCES: *,,p' $<) kernel/lib/lab.c -lcmocka -lm
-	@# One gcc -MD over several sources keeps only the last one's headers, so
-	@# each source's are listed on its own; a source named here that later
-	@# moves must not stop make (the SOURCES line is what must exist).
-	@for s in $< $$(sed -n 's,^// SOURCES: *,,p' $<); do \
-	  $(HOSTCC) $(UNIT_CFLAGS) -MM -MP -MT $@ $$s && echo "$$s:"; done > $@.d
+	@$(HOSTCC) $(UNIT_CFLAGS) -o $@ $(filter %.o,$^) -lcmocka -lm
 
 # Host tests that run CPUs as POSIX threads say so in a line
 #   // THREADS: ...
 # and are built a second time under ThreadSanitizer (ASan and TSan cannot
-# share a binary), into $(UNIT_DIR)/tsan/; `make unit` runs both.  Any
-# report fails the run (halt_on_error).
+# share a binary), from objects of their own, into $(UNIT_DIR)/tsan/;
+# `make unit` runs both.  Any report fails the run (halt_on_error).
 # (-Wno-tsan: TSan does not model a standalone __atomic_thread_fence, and
 # gcc says so at each one; the handshakes built on them are checked by the
 # tests' own outcomes, the locks and atomics by TSan.)
 TSAN_CFLAGS := $(filter-out -fsanitize=address%,$(UNIT_CFLAGS)) -fsanitize=thread -Wno-tsan
+TSAN_OBJ := $(UNIT_DIR)/tsan/obj
 TSAN_TESTS := $(patsubst tests/unit/test_%.c,$(UNIT_DIR)/tsan/test_%,\
                 $(shell grep -l '^// THREADS:' tests/unit/test_*.c))
-$(UNIT_DIR)/tsan/test_%: tests/unit/test_%.c $$(call unit_sources,tests/unit/test_$$*.c) $(HZ_STAMP) | deps
-	@mkdir -p $(UNIT_DIR)/tsan
+$(TSAN_OBJ)/%.o: %.c $(HZ_STAMP) | deps
+	@mkdir -p $(@D)
+	@$(HOSTCC) $(TSAN_CFLAGS) -MMD -MP -c -o $@ $<
+$(UNIT_DIR)/tsan/test_%: $$(call unit_objs,tests/unit/test_$$*.c,$(TSAN_OBJ)) | deps
 	@echo "  TSAN    $@"
-	@$(HOSTCC) $(TSAN_CFLAGS) -o $@ $< $$(sed -n 's,^// SOURCES: *,,p' $<) kernel/lib/lab.c -lcmocka -lm
-	@for s in $< $$(sed -n 's,^// SOURCES: *,,p' $<); do \
-	  $(HOSTCC) $(UNIT_CFLAGS) -MM -MP -MT $@ $$s && echo "$$s:"; done > $@.d
+	@$(HOSTCC) $(TSAN_CFLAGS) -o $@ $(filter %.o,$^) -lcmocka -lm
 
 # The bench's timer-core program is built (not run) with the unit tests, so
 # a change to the timer core's interface cannot leave it unbuildable.
