@@ -216,11 +216,14 @@ UNIT_TESTS := $(patsubst tests/unit/test_%.c,$(UNIT_DIR)/test_%,$(wildcard tests
 unit_sources = $(shell sed -n 's,^// SOURCES: *,,p' $(1))
 unit_objs = $(patsubst %.c,$(2)/%.o,$(1) $(call unit_sources,$(1)) kernel/lib/lab.c)
 UNIT_OBJ := $(UNIT_DIR)/obj
+# Kept, not deleted as intermediates once the tests are linked (.PRECIOUS
+# takes patterns, .SECONDARY does not): the next build relinks from them.
+.PRECIOUS: $(UNIT_OBJ)/%.o $(UNIT_DIR)/tsan/obj/%.o
 $(UNIT_OBJ)/%.o: %.c $(HZ_STAMP) | deps
 	@mkdir -p $(@D)
 	@$(HOSTCC) $(UNIT_CFLAGS) -MMD -MP -c -o $@ $<
 .SECONDEXPANSION:
-$(UNIT_DIR)/test_%: $$(call unit_objs,tests/unit/test_$$*.c,$(UNIT_OBJ)) | deps
+$(UNIT_TESTS): $(UNIT_DIR)/test_%: $$(call unit_objs,tests/unit/test_$$*.c,$(UNIT_OBJ)) | deps
 	@echo "  HOSTCC  $@"
 	@$(HOSTCC) $(UNIT_CFLAGS) -o $@ $(filter %.o,$^) -lcmocka -lm
 
@@ -239,7 +242,7 @@ TSAN_TESTS := $(patsubst tests/unit/test_%.c,$(UNIT_DIR)/tsan/test_%,\
 $(TSAN_OBJ)/%.o: %.c $(HZ_STAMP) | deps
 	@mkdir -p $(@D)
 	@$(HOSTCC) $(TSAN_CFLAGS) -MMD -MP -c -o $@ $<
-$(UNIT_DIR)/tsan/test_%: $$(call unit_objs,tests/unit/test_$$*.c,$(TSAN_OBJ)) | deps
+$(TSAN_TESTS): $(UNIT_DIR)/tsan/test_%: $$(call unit_objs,tests/unit/test_$$*.c,$(TSAN_OBJ)) | deps
 	@echo "  TSAN    $@"
 	@$(HOSTCC) $(TSAN_CFLAGS) -o $@ $(filter %.o,$^) -lcmocka -lm
 
