@@ -68,6 +68,11 @@ struct tick_cpu {
 	bool restarted;                   /* an interrupt ended a skip: irq exit
 	                                     programs the busy tick */
 	bool in_softirq;
+	bool recheck;                     /* an hrtimer was armed here from another
+	                                     CPU while this one was awake in tickless
+	                                     mode: its irq exit looks at the device's
+	                                     program again.  Set by that CPU, taken
+	                                     (atomic exchange) by this one. */
 	unsigned skip;                    /* dyntick: ticks this skip was programmed for */
 	uint32_t skip_from;               /* jiffies when the tick stopped */
 	enum tick_limit skip_limit;       /* what chose the current sleep's length */

@@ -87,10 +87,10 @@ static uint64_t jiffies_last_ns;        /* the boundary jiffies_64 last reached 
 static uint64_t jiffies_period_ns;      /* NSEC_PER_SEC / tick_hz */
 static int jiffies_owner = TICK_OWNER_NONE;
 
-uint64_t tick_update_jiffies(struct tick_cpu *tc, uint64_t now)
+/* jiffies_lock is held: count the periods ended by `now`; how many. */
+static uint64_t jiffies_advance_locked(uint64_t now)
 {
 	uint64_t n = 0;
-	unsigned long f = spin_lock_irqsave(&jiffies_lock);
 	/* LAB jiffies: BEGIN
 	 * Advance jiffies_64 by every whole period (jiffies_period_ns) that
 	 * has ended between the last boundary (jiffies_last_ns) and `now`,
@@ -111,6 +111,13 @@ uint64_t tick_update_jiffies(struct tick_cpu *tc, uint64_t now)
 	jiffies_64 += n;
 	jiffies_last_ns = now;
 	   LAB jiffies: END */
+	return n;
+}
+
+uint64_t tick_update_jiffies(struct tick_cpu *tc, uint64_t now)
+{
+	unsigned long f = spin_lock_irqsave(&jiffies_lock);
+	uint64_t n = jiffies_advance_locked(now);
 	tc->last_jiffy_ns = jiffies_last_ns;
 	spin_unlock_irqrestore(&jiffies_lock, f);
 	return n;
@@ -156,8 +163,9 @@ static void tick_do_jiffies(struct tick_cpu *tc, uint64_t now)
 		tick_sync_jiffies(tc);
 }
 
-/* Start jiffies' boundaries at `first`, every period_ns (tick_start, and
- * tick_set_hz after catching up at the old rate). */
+/* Start jiffies' boundaries at `first`, every period_ns (tick_start; a
+ * change of HZ keeps the boundary and changes the period in tick_set_hz,
+ * in the same critical section as its catch-up). */
 static void jiffies_set_clock(uint64_t first, uint64_t period_ns)
 {
 	unsigned long f = spin_lock_irqsave(&jiffies_lock);
@@ -241,11 +249,13 @@ void tick_irq_exit(void)
 {
 	struct tick_cpu *tc = this_tick();
 	if (!tc->dev || tc->in_softirq)
-		return;
-	/* The tick ran, or was restarted by this interrupt: the device needs
-	 * its next program.  (Restarted with piggybacking off, no timers run
-	 * now, but the busy tick must still start.) */
-	if (tc->softirq_pending || tc->restarted) {
+		return;                 /* (nested: the outer exit programs the device) */
+	bool recheck = __atomic_exchange_n(&tc->recheck, false, __ATOMIC_ACQ_REL);
+	/* The tick ran, or was restarted by this interrupt, or another CPU
+	 * armed an hrtimer here (tick_kick_remote_hr): the device needs its
+	 * next program.  (Restarted with piggybacking off, no timers run now,
+	 * but the busy tick must still start.) */
+	if (tc->softirq_pending || tc->restarted || recheck) {
 		tc->restarted = false;
 		tc->in_softirq = true;
 		while (tc->softirq_pending) {
@@ -294,6 +304,29 @@ static void tick_kick_remote(unsigned cpu)
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (READ_ONCE(tc->idle))
 		arch_kick_cpu(cpu);
+}
+
+/* An hrtimer armed for another CPU became that CPU's earliest.  Idle: the
+ * kick above.  Awake in tickless mode: its device holds the program its
+ * last interrupt left (the next jiffy, or an hrtimer before it), which
+ * the new deadline may precede, and an awake CPU looks at its heap only at
+ * its next interrupt: up to a jiffy late (issue 31, defect 4: 0.7-2.8 ms
+ * with CPU 1 busy).  So flag it and kick it anyway; the kick's irq exit
+ * programs the device again (tick_irq_exit).  This is Linux's choice for
+ * a remote hrtimer that becomes the first, an IPI, rather than not
+ * queueing it there: the caller asked for that CPU.  Periodic and dyntick
+ * run hrtimers at tick resolution, so an awake CPU there needs nothing,
+ * nor does a wheel timer (a jiffy's resolution) on any awake CPU. */
+static void tick_kick_remote_hr(unsigned cpu)
+{
+	struct tick_cpu *tc = arch_tick_of(cpu);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);        /* as in tick_kick_remote */
+	if (READ_ONCE(tc->idle)) {
+		arch_kick_cpu(cpu);
+	} else if (READ_ONCE(tc->mode) == TICK_MODE_TICKLESS) {
+		__atomic_store_n(&tc->recheck, true, __ATOMIC_RELEASE);
+		arch_kick_cpu(cpu);
+	}
 }
 
 /* ----------------------------------------------- which device */
@@ -496,15 +529,25 @@ int tick_set_hz(unsigned hz)
 	if (!hz_is_valid(hz))
 		return -EINVAL;
 	unsigned long f = arch_irq_save();
-	tick_update_jiffies(tc, timekeeping_update());
+	uint64_t now = timekeeping_update();
+	/* One step, under jiffies_lock: catch jiffies up at the old rate,
+	 * remap every wheel to the new one, and from the last old boundary
+	 * count new periods.  jiffies keeps its value and stays monotonic.
+	 * Another CPU catching jiffies up in between would be counted twice
+	 * (once at the old rate, then again from the boundary restored here:
+	 * jiffies ahead of the clocksource for good, and wheel timers early),
+	 * so none can: it waits for the lock.  The wheel locks are taken
+	 * inside this one; nothing takes jiffies_lock under a wheel lock.
+	 * (The other CPUs' ticks follow through tick_changed(), below.) */
+	spin_lock(&jiffies_lock);
+	jiffies_advance_locked(now);
 	struct remap_ctx c = { jiffies, tc->period_ns, period_for(hz) };
 	timer_wheel_remap(jiffies, remap_expiry, &c);
+	jiffies_period_ns = c.new_period;
+	tc->last_jiffy_ns = jiffies_last_ns;
 	tick_hz = tc->hz = hz;
 	tc->period_ns = c.new_period;
-	/* jiffies keeps its value; its boundaries now come every new period,
-	 * counted from the last old one, so it stays monotonic.  (The other
-	 * CPUs' ticks follow through tick_changed(), below.) */
-	jiffies_set_clock(tc->last_jiffy_ns, c.new_period);
+	spin_unlock(&jiffies_lock);
 	if (tc->dev)
 		start_device(tc);
 	tick_changed();
@@ -537,7 +580,8 @@ void tick_start(struct clock_event_device *dev, enum tick_mode mode)
 	tc->period_ns = period_for(tick_hz);
 	hrtimer_first_changed = hrtimer_changed;
 	hrtimer_clock_ns = ktime_get_ns;    /* what class slack counts from */
-	hrtimer_armed_remote = timer_armed_remote = tick_kick_remote;
+	timer_armed_remote = tick_kick_remote;
+	hrtimer_armed_remote = tick_kick_remote_hr;
 	timer_wheel_init(jiffies);          /* every CPU's wheel and heap */
 	hrtimer_bases_init();
 

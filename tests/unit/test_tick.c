@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <cmocka.h>
 #include "time/clockevent.h"
 #include "time/clocksource.h"
@@ -42,7 +43,13 @@ extern _Thread_local bool host_irqs_disabled;
 static uint64_t fake_ns;
 
 /* The clocksource counts it at 1 GHz (made in setup_machine). */
-static uint64_t read_fake(struct clocksource *cs) { (void)cs; return fake_ns; }
+/* (An atomic load: test_hz_switch_counts_each_period_once moves the clock
+ * from another thread.) */
+static uint64_t read_fake(struct clocksource *cs)
+{
+	(void)cs;
+	return __atomic_load_n(&fake_ns, __ATOMIC_RELAXED);
+}
 static struct clocksource fake_cs;
 
 /* Two devices counting at 1 GHz (1 tick = 1 ns): "short" can wait at most
@@ -552,7 +559,7 @@ static void test_tickless_idle_entry_sees_a_remote_arm_before_the_jiffy(void **s
 	host_cpu_id = 1;                /* CPU 1 arms it for CPU 0 */
 	assert_int_equal(hrtimer_start_on(&h, soon, 0), 0);
 	host_cpu_id = 0;
-	assert_int_equal(host_kicks[0], 0);     /* CPU 0 was awake: no kick */
+	/* CPU 0 goes idle before the kick (tick_kick_remote_hr's) arrives. */
 	assert_true(dev_next > soon + 2);       /* the device still on the jiffy */
 	host_irqs_disabled = true;
 	tick_idle_enter();
@@ -562,6 +569,46 @@ static void test_tickless_idle_entry_sees_a_remote_arm_before_the_jiffy(void **s
 	tick_idle_exit();
 	host_irqs_disabled = false;
 	assert_false(hrtimer_is_queued(&h));    /* it ran */
+	this_tick()->recheck = false;           /* the kick, never delivered here */
+	check_jiffies_exact();
+}
+
+/* Issue 31, defect 4: an hrtimer armed from CPU 1 for CPU 0, which is awake
+ * (busy) in tickless mode and never goes idle: CPU 0 is kicked, and the
+ * kick's interrupt programs the device for the timer, not the next jiffy.
+ * (Failed before tick_kick_remote_hr: no kick, the device on the jiffy.) */
+#define VEC_KICK 0xF1
+static void test_tickless_busy_cpu_is_kicked_for_a_remote_hrtimer(void **state)
+{
+	(void)state;
+	assert_int_equal(tick_set_mode(TICK_MODE_TICKLESS), 0);
+	release_probes();
+	deliver(VEC_DEV);               /* awake: the device on the next jiffy */
+	exp_advance();
+	uint64_t jiffy = this_tick()->programmed_ns;
+	uint64_t soon = fake_ns + (jiffy - fake_ns) / 4;
+	unsigned kicks = host_kicks[0];
+	static struct hrtimer h;
+	hrtimer_init(&h, nop_hrtimer, "remote");
+	host_cpu_id = 1;
+	assert_int_equal(hrtimer_start_on(&h, soon, 0), 0);
+	host_cpu_id = 0;
+	assert_int_equal(host_kicks[0], kicks + 1);
+	deliver(VEC_KICK);              /* the IPI, on the busy CPU */
+	assert_true(dev_next <= soon + 2);
+	fake_ns = dev_next;
+	deliver(VEC_DEV);
+	assert_false(hrtimer_is_queued(&h));    /* it ran at its deadline */
+	check_jiffies_exact();
+	/* In periodic mode an awake CPU runs hrtimers at its tick: no kick. */
+	assert_int_equal(tick_set_mode(TICK_MODE_PERIODIC), 0);
+	kicks = host_kicks[0];
+	host_cpu_id = 1;
+	hrtimer_start_on(&h, fake_ns + 1000, 0);
+	host_cpu_id = 0;
+	assert_int_equal(host_kicks[0], kicks);
+	hrtimer_cancel(&h);
+	assert_int_equal(tick_set_mode(TICK_MODE_TICKLESS), 0);
 	check_jiffies_exact();
 }
 
@@ -904,6 +951,91 @@ static void test_jiffies_have_one_owner_over_handovers(void **state)
 }
 
 
+/* ------------------------------------------------ HZ changes in one step */
+
+/* tick_set_hz on CPU 0 while CPU 2 catches jiffies up.  CPU 1 holds its
+ * own wheel's lock, so CPU 0 stops in the middle of the switch (remapping
+ * the wheels, after its catch-up at the old rate); meanwhile the clock
+ * moves two old periods on and CPU 2 catches jiffies up (its idle entry or
+ * tick restart).  jiffies must end up counting each period once: before
+ * the switch was one step, CPU 2 counted two old periods, then CPU 0 put
+ * the boundary back and they were counted again at the new rate
+ * ("advanced by 10, expected 8": jiffies ahead of the clock for good).
+ * Fixed, CPU 2 waits for the switch and counts at the new rate.  The
+ * sleeps only decide who goes first (a late CPU 2 would just see the
+ * switch done); nothing waits on them for correctness. */
+struct hz_switch { unsigned hz; int done; };
+
+static void *hz_switch_cpu0(void *p)
+{
+	struct hz_switch *a = p;
+	host_cpu_id = 0;
+	host_irqs_disabled = false;
+	assert_int_equal(tick_set_hz(a->hz), 0);
+	__atomic_store_n(&a->done, 1, __ATOMIC_SEQ_CST);
+	return NULL;
+}
+
+static void *catch_up_cpu2(void *p)
+{
+	uint64_t *now = p;
+	host_cpu_id = 2;
+	host_irqs_disabled = true;
+	tick_update_jiffies(arch_tick_of(2), *now);
+	host_irqs_disabled = false;
+	return NULL;
+}
+
+static void sleep_ms(unsigned ms)
+{
+	struct timespec ts = { .tv_sec = 0, .tv_nsec = (long)ms * 1000000 };
+	nanosleep(&ts, NULL);
+}
+
+static void test_hz_switch_counts_each_period_once(void **state)
+{
+	(void)state;
+	set_hz(250);
+	deliver(VEC_DEV);               /* jiffies exact, just past a boundary */
+	check_jiffies_exact();
+	host_nr_cpus = 3;
+	uint64_t old_period = this_tick()->period_ns;
+	uint64_t j0 = jiffies_64, b0 = exp_boundary;
+
+	struct timer_base *w1 = arch_timer_base(1);
+	host_irqs_disabled = true;
+	spin_lock(&w1->lock);           /* "CPU 1" holds its wheel */
+	host_irqs_disabled = false;
+	struct hz_switch a = { .hz = 1000 };
+	pthread_t t0, t2;
+	assert_int_equal(pthread_create(&t0, NULL, hz_switch_cpu0, &a), 0);
+	sleep_ms(50);                   /* CPU 0 is stopped at CPU 1's wheel */
+	uint64_t later = __atomic_load_n(&fake_ns, __ATOMIC_RELAXED) + 2 * old_period;
+	__atomic_store_n(&fake_ns, later, __ATOMIC_RELAXED);
+	assert_int_equal(pthread_create(&t2, NULL, catch_up_cpu2, &later), 0);
+	sleep_ms(50);
+	assert_false(__atomic_load_n(&a.done, __ATOMIC_SEQ_CST));
+	spin_unlock(&w1->lock);
+	pthread_join(t0, NULL);
+	pthread_join(t2, NULL);
+
+	/* One more catch-up on CPU 0, at the same time: every whole new
+	 * period since the last old boundary, once. */
+	host_irqs_disabled = true;
+	tick_update_jiffies(this_tick(), later);
+	host_irqs_disabled = false;
+	uint64_t new_period = this_tick()->period_ns;
+	assert_int_equal(new_period, old_period / 4);
+	assert_int_equal(jiffies_64 - j0, (later - b0) / new_period);
+
+	host_nr_cpus = 1;
+	exp_period = new_period;        /* the reference, from the switch on */
+	exp_jiffies = jiffies_64;
+	exp_boundary = b0 + (later - b0) / new_period * new_period;
+	set_hz(250);
+	check_jiffies_exact();
+}
+
 /* ------------------------------------------------ dyntick's shared skip */
 
 #define VEC_KICK 0xF1                   /* host_arch.c: arch_vector_is_kick */
@@ -1110,11 +1242,13 @@ int main(void)
 		cmocka_unit_test(test_dyntick_skip_limit_and_counts),
 		cmocka_unit_test(test_tickless_programs_the_deadline),
 		cmocka_unit_test(test_tickless_idle_entry_sees_a_remote_arm_before_the_jiffy),
+		cmocka_unit_test(test_tickless_busy_cpu_is_kicked_for_a_remote_hrtimer),
 		cmocka_unit_test(test_random_mixture),
 		cmocka_unit_test(test_across_the_32bit_wrap),
 		cmocka_unit_test(test_trace_records_what_the_tick_did),
 		cmocka_unit_test(test_other_cpus_follow_the_tick),
 		cmocka_unit_test(test_jiffies_have_one_owner_over_handovers),
+		cmocka_unit_test(test_hz_switch_counts_each_period_once),
 		cmocka_unit_test(test_dyntick_cpus_share_one_skip),
 		cmocka_unit_test(test_piggyback_serves_windows_on_any_wakeup),
 	};
