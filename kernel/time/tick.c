@@ -520,7 +520,15 @@ static uint32_t remap_expiry(uint32_t expires, void *p)
 	if (ahead <= 0)
 		return expires;         /* due already: stays due */
 	uint64_t ns = (uint64_t)ahead * c->old_period;
-	return c->now + (uint32_t)((ns + c->new_period - 1) / c->new_period);
+	uint64_t j = (ns + c->new_period - 1) / c->new_period;
+	/* At a higher HZ a far timer may be more jiffies ahead than a wheel
+	 * can say (2^31: 24.8 days at HZ=1000); wrapped, it would read as due
+	 * and run at once.  It waits as long as a wheel can say instead (as
+	 * Linux caps a timeout at MAX_JIFFY_OFFSET): early by the difference,
+	 * never by the whole. */
+	if (j > (uint64_t)INT32_MAX - 1)
+		j = (uint64_t)INT32_MAX - 1;
+	return c->now + (uint32_t)j;
 }
 
 int tick_set_hz(unsigned hz)

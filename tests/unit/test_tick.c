@@ -1036,6 +1036,35 @@ static void test_hz_switch_counts_each_period_once(void **state)
 	check_jiffies_exact();
 }
 
+/* A wheel timer 300,000,000 jiffies ahead at HZ=100 (34.7 days) is 3e9
+ * jiffies at HZ=1000, more than a wheel can say: remapped, it must stay far
+ * ahead, not wrap into the past and run at the next tick.  (Failed before
+ * the remap capped it: it ran at once.) */
+static unsigned far_fired;
+static void far_cb(struct timer *t) { (void)t; far_fired++; }
+
+static void test_hz_increase_keeps_a_far_timer_far(void **state)
+{
+	(void)state;
+	set_hz(100);
+	static struct timer far;
+	timer_init(&far, far_cb, "far");
+	far_fired = 0;
+	timer_mod(&far, jiffies + 300000000u);
+	set_hz(1000);
+	int32_t ahead = (int32_t)(far.expires - jiffies);
+	assert_true(ahead > 1000000000);        /* still weeks away */
+	for (unsigned i = 0; i < 5; i++) {
+		fake_ns += this_tick()->period_ns;
+		deliver(VEC_DEV);
+	}
+	assert_int_equal(far_fired, 0);
+	assert_true(timer_pending(&far));
+	timer_del(&far);
+	set_hz(250);
+	check_jiffies_exact();
+}
+
 /* ------------------------------------------------ dyntick's shared skip */
 
 #define VEC_KICK 0xF1                   /* host_arch.c: arch_vector_is_kick */
@@ -1249,6 +1278,7 @@ int main(void)
 		cmocka_unit_test(test_other_cpus_follow_the_tick),
 		cmocka_unit_test(test_jiffies_have_one_owner_over_handovers),
 		cmocka_unit_test(test_hz_switch_counts_each_period_once),
+		cmocka_unit_test(test_hz_increase_keeps_a_far_timer_far),
 		cmocka_unit_test(test_dyntick_cpus_share_one_skip),
 		cmocka_unit_test(test_piggyback_serves_windows_on_any_wakeup),
 	};
