@@ -264,7 +264,8 @@ static void tsc_deadline_init(void)
 
 /* An AP's own timer, as its tick device: the same device as the boot
  * CPU's (the bus clock, so the rate, is the same for every CPU; measured
- * once, at boot), but not in the registry: it serves this CPU's tick only.
+ * once, at boot, and refined with it), but not in the registry: it serves
+ * this CPU's tick only.
  * NULL if the boot CPU's timer was not registered. */
 struct clock_event_device *lapic_timer_this_ap(void)
 {
@@ -281,6 +282,9 @@ struct clock_event_device *lapic_timer_this_ap(void)
 		dev->event_handler = NULL;
 		dev->state = CLOCK_EVT_STATE_SHUTDOWN;
 		dev->events = dev->stale_events = 0;
+		/* Its rate follows the boot CPU's refinements (the TSC's, a
+		 * second after boot), taken on this CPU. */
+		clockevents_add_cpu_device(dev);
 	}
 	return dev;
 }

@@ -78,6 +78,13 @@ struct clock_event_device {
 	uint64_t stale_events;     /* early interrupts dropped (see QUIRK in
 	                              clockevents.c) */
 	uint64_t retries;          /* -ETIME retries */
+	uint64_t pending_freq_hz;  /* a CPU's own device (clockevents_add_cpu_device):
+	                              the rate its rate_source's refinement gave it,
+	                              written by the CPU that refined it, applied
+	                              by the owning CPU at its next program; both
+	                              under the core's lock for these devices */
+	uint32_t rate_pending;     /* pending_freq_hz is set (an atomic flag, so a
+	                              program need not take the lock to look) */
 	struct clock_event_device *next;
 };
 
@@ -101,6 +108,14 @@ int clockevents_update_freq(struct clock_event_device *dev, uint64_t freq_hz);
  * one-shot keeps its old ticks).  Other devices are left alone.  A device
  * the new rate cannot be applied to keeps its old one. */
 void clockevents_rate_source_changed(struct clocksource *cs, uint64_t old_hz, uint64_t new_hz);
+/* A CPU's own copy of a registered device (an AP's local APIC timer): not
+ * in the registry (no tick chooses it but its CPU's), but followed by
+ * clockevents_rate_source_changed like the registered ones.  Its CPU
+ * programs it, so the new rate is left in pending_freq_hz and the CPU
+ * takes it at its next clockevents_program_event (a rate changed from
+ * another CPU under its feet would tear mult and shift).  dev must be
+ * derived already (a copy of a registered device is); it is added once. */
+void clockevents_add_cpu_device(struct clock_event_device *dev);
 struct clock_event_device *clockevents_first(void);
 struct clock_event_device *clockevents_find(const char *name);
 

@@ -13,6 +13,7 @@
  * once every driver is in): we only keep the list.
  */
 #include "time/clockevent.h"
+#include "spinlock.h"
 #include "time/mult_shift.h"
 #include "time/timekeeping.h"
 #include "time/clocksource.h"
@@ -35,6 +36,10 @@
 #define CLOCKEVENT_NAME_MAX       32
 
 static struct clock_event_device *clockevent_list;   /* registration order */
+/* The CPUs' own devices (clockevents_add_cpu_device): added by each CPU as
+ * it starts, walked by a rate change on another; under the lock. */
+static struct clock_event_device *cpu_device_list;
+static spinlock_t cpu_device_lock = SPINLOCK_INIT;
 static char clockevent_preferred_name[CLOCKEVENT_NAME_MAX];   /* "" = none */
 
 /* Until the tick layer installs its handler, an interrupt does nothing. */
@@ -199,6 +204,39 @@ void clockevents_rate_source_changed(struct clocksource *cs, uint64_t old_hz, ui
 		if (dev->rate_source == cs && clockevent_scale_rate(dev->freq_hz, old_hz, new_hz, &hz))
 			clockevents_update_freq(dev, hz);
 	}
+	/* The CPUs' own devices: scaled from the rate they will have taken
+	 * (a refinement not yet applied counts), applied by their CPU. */
+	unsigned long flags = spin_lock_irqsave(&cpu_device_lock);
+	for (struct clock_event_device *dev = cpu_device_list; dev; dev = dev->next) {
+		uint64_t hz, from = dev->rate_pending ? dev->pending_freq_hz : dev->freq_hz;
+		if (dev->rate_source == cs && clockevent_scale_rate(from, old_hz, new_hz, &hz)) {
+			dev->pending_freq_hz = hz;
+			__atomic_store_n(&dev->rate_pending, 1, __ATOMIC_RELEASE);
+		}
+	}
+	spin_unlock_irqrestore(&cpu_device_lock, flags);
+}
+
+/* On the device's own CPU: take a rate left for it. */
+static void clockevent_take_pending_rate(struct clock_event_device *dev)
+{
+	if (!__atomic_load_n(&dev->rate_pending, __ATOMIC_ACQUIRE))
+		return;
+	unsigned long flags = spin_lock_irqsave(&cpu_device_lock);
+	uint64_t hz = dev->pending_freq_hz;
+	dev->rate_pending = 0;
+	spin_unlock_irqrestore(&cpu_device_lock, flags);
+	clockevents_update_freq(dev, hz);
+}
+
+void clockevents_add_cpu_device(struct clock_event_device *dev)
+{
+	unsigned long flags = spin_lock_irqsave(&cpu_device_lock);
+	dev->pending_freq_hz = 0;
+	dev->rate_pending = 0;
+	dev->next = cpu_device_list;
+	cpu_device_list = dev;
+	spin_unlock_irqrestore(&cpu_device_lock, flags);
 }
 
 struct clock_event_device *clockevents_first(void)
@@ -278,6 +316,9 @@ int clockevents_program_event(struct clock_event_device *dev,
 {
 	if (dev->state != CLOCK_EVT_STATE_ONESHOT)
 		return -EINVAL;
+	/* A CPU's own device takes a rate refined on another CPU here, on
+	 * its own CPU, before it converts the delta. */
+	clockevent_take_pending_rate(dev);
 
 	/* A deadline already past fires as soon as the device can. */
 	uint64_t delta_ns = expires_ns > now_ns ? expires_ns - now_ns : 0;
@@ -363,6 +404,7 @@ const char *clockevents_preferred(void)
 void clockevents_reset_for_test(void)
 {
 	clockevent_list = NULL;
+	cpu_device_list = NULL;
 	clockevent_preferred_name[0] = '\0';
 }
 #endif

@@ -491,6 +491,44 @@ static void test_rate_source_follows(void **state)
 	check_rate_kept(&deadline.dev, &deadline_before);
 }
 
+/* Issue 31, defect 5: an AP's local APIC timer is a copy of the boot CPU's,
+ * kept out of the registry.  The TSC's refinement must reach it too, taken
+ * on its own CPU at its next program: a one-shot after the refinement
+ * counts at the refined rate.  (Failed before clockevents_add_cpu_device:
+ * the copy kept the boot-time rate, 100 ppm off.) */
+static void test_a_cpu_device_follows_its_rate_source(void **state)
+{
+	(void)state;
+	static struct fake_counter tsc;
+	static struct fake_clockevent bus, ap;
+	fake_counter_init(&tsc, "tsc", 300, 2000000000, 64);
+	assert_int_equal(clocksource_register(&tsc.cs), 0);
+	fake_clockevent_init(&bus, "lapic", 260, BOTH, 62500000, 16, 0xFFFFFFFF);
+	bus.dev.rate_source = &tsc.cs;
+	assert_int_equal(clockevents_register(&bus.dev), 0);
+	/* The AP's copy, as lapic_timer_this_ap makes it. */
+	ap = bus;
+	ap.dev.name = "lapic-ap";
+	ap.calls = 0;
+	clockevents_add_cpu_device(&ap.dev);
+	assert_null(clockevents_find("lapic-ap"));      /* not chosen by name */
+	assert_int_equal(clockevents_set_oneshot(&ap.dev), 0);
+
+	/* +100 ppm, from "another CPU": the AP's rate waits for its CPU. */
+	assert_int_equal(clocksource_change_rate(&tsc.cs, 2000200000), 0);
+	assert_true(bus.dev.freq_hz == 62506250);
+	assert_true(ap.dev.freq_hz == 62500000);
+	/* Its next program takes it: 100 ms is 6250625 counts, not 6250000. */
+	assert_int_equal(clockevents_program_event(&ap.dev, 100000000, 0), 0);
+	assert_true(ap.dev.freq_hz == 62506250);
+	assert_true(ap.ticks[0] >= 6250624 && ap.ticks[0] <= 6250626);
+	/* Two refinements before a program: scaled from the first one. */
+	assert_int_equal(clocksource_change_rate(&tsc.cs, 2000100010), 0);
+	assert_int_equal(clocksource_change_rate(&tsc.cs, 2000200000), 0);
+	assert_int_equal(clockevents_program_event(&ap.dev, 100000000, 0), 0);
+	assert_true(ap.dev.freq_hz == bus.dev.freq_hz);
+}
+
 /* Periodic mode's count is the rounded quotient, the same in every driver. */
 static void test_periodic_count(void **state)
 {
@@ -518,6 +556,7 @@ int main(void)
 		cmocka_unit_test_setup(test_handle_event_counts, fresh_clock_registry),
 		cmocka_unit_test_setup(test_preferred_name, fresh_clock_registry),
 		cmocka_unit_test_setup(test_rate_source_follows, fresh_clock_registry),
+		cmocka_unit_test_setup(test_a_cpu_device_follows_its_rate_source, fresh_clock_registry),
 		cmocka_unit_test_setup(test_periodic_count, fresh_clock_registry),
 		cmocka_unit_test_setup(test_stale_event_is_armed_again, fresh_clock_registry),
 	};
