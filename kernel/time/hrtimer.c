@@ -363,12 +363,15 @@ int hrtimer_try_to_cancel(struct hrtimer *t)
 		return 0;               /* all zeros, never through hrtimer_init: not queued */
 	unsigned long flags;
 	struct hrtimer_base *b = lock_hrtimer_base(t, &flags);
+	/* Running first, as Linux: a callback running while t is queued
+	 * again (armed meanwhile) leaves t alone, so that hrtimer_cancel
+	 * cannot return while the callback still runs. */
 	int ret = 0;
-	if (t->heap_index >= 0) {
+	if (hrtimer_firing(b, t)) {
+		ret = -1;
+	} else if (t->heap_index >= 0) {
 		heap_remove(b, t);
 		ret = 1;
-	} else if (hrtimer_firing(b, t)) {
-		ret = -1;
 	}
 	spin_unlock_irqrestore(&b->lock, flags);
 	return ret;

@@ -688,21 +688,25 @@ void timer_add(struct timer *t, uint32_t expires)
 	wheel_armed_on(cpu);
 }
 
-/* 1 pending (now not), 0 neither, -1 running.  A running timer's callback
- * runs on the wheel t->base names (timer_mod_window_on leaves a running
- * timer where it is), so that wheel's `firing` answers. */
+/* 1 pending (now not), 0 neither, -1 running (even if pending again).  A
+ * running timer's callback runs on the wheel t->base names
+ * (timer_mod_window_on leaves a running timer where it is), so that
+ * wheel's `firing` answers. */
 int timer_try_to_del(struct timer *t)
 {
 	if (READ_ONCE(t->base) == NULL)
 		return 0;               /* all zeros, never through timer_init: not pending */
 	unsigned long flags;
 	struct timer_base *w = lock_timer_base(t, &flags);
+	/* Running first, as Linux: a callback running while t is pending
+	 * again (armed meanwhile) leaves t alone, so that timer_del_sync
+	 * cannot return while the callback still runs. */
 	int ret = 0;
-	if (timer_pending(t)) {
+	if (w->firing == t) {
+		ret = -1;
+	} else if (timer_pending(t)) {
 		wheel_unlink(w, t);
 		ret = 1;
-	} else if (w->firing == t) {
-		ret = -1;
 	}
 	spin_unlock_irqrestore(&w->lock, flags);
 	return ret;
@@ -710,7 +714,15 @@ int timer_try_to_del(struct timer *t)
 
 int timer_del(struct timer *t)
 {
-	return timer_try_to_del(t) > 0;
+	if (READ_ONCE(t->base) == NULL)
+		return 0;               /* all zeros, never through timer_init: not pending */
+	unsigned long flags;
+	struct timer_base *w = lock_timer_base(t, &flags);
+	int was_pending = timer_pending(t);
+	if (was_pending)
+		wheel_unlink(w, t);
+	spin_unlock_irqrestore(&w->lock, flags);
+	return was_pending;
 }
 
 bool timer_callback_running(const struct timer *t)

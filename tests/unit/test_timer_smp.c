@@ -23,6 +23,7 @@
 #include <stdint.h>
 #include <setjmp.h>
 #include <pthread.h>
+#include <sched.h>
 #include <string.h>
 #include <time.h>
 #include <cmocka.h>
@@ -401,6 +402,204 @@ static void test_every_remote_arm_tells_its_cpu(void **state)
 	timer_armed_remote = NULL;
 }
 
+/* ----------------------------------------------- a randomized stress */
+
+/* Three threads, each CPU i, for a fixed number of steps (the same work on
+ * any host).  Each owns a third of the timers (hrtimers and wheel timers)
+ * and, at random: arms one for a random CPU (after a sync cancel, so that
+ * every callback it then sees is for this arming), moves one that may be
+ * queued or running to another CPU with the same deadline, try-cancels one,
+ * or sync-cancels one; and every few steps moves the shared clock on and
+ * runs its own CPU's due timers, as its interrupt would.  Checked on every
+ * event: no callback early, none on two CPUs at once, none that no arming
+ * owes (twice for one arm, or after a sync cancel returned: the owed count
+ * would go below 0), and after each sync cancel nothing owed; at the end,
+ * every CPU drained, nothing owed anywhere (none lost).  Under TSan (make
+ * unit's second build) the locks and the callbacks' hand-offs are checked
+ * for races as well.  HZ switches and rate changes have their own tests
+ * (test_tick.c, test_clockevents.c). */
+#define ST_CPUS 3
+#define ST_PER_KIND 12                  /* timers of each kind */
+#define ST_STEPS 20000                  /* per thread */
+#define ST_JIFFY_NS 1000                /* the stress clock's jiffy */
+
+struct st_timer {
+	struct hrtimer hr;
+	struct timer wt;
+	bool is_hr;
+	uint64_t deadline;              /* ns or jiffies: written by the owner only
+	                                   while nothing is queued or running */
+	int owed;                       /* callbacks owed (atomic) */
+	int inside;                     /* callbacks running now (atomic) */
+};
+
+static struct st_timer st[2 * ST_PER_KIND];
+static uint64_t st_clock;               /* ns, atomic */
+static _Thread_local uint64_t st_run_now;       /* the run in progress */
+static int st_early, st_twice_at_once, st_unowed, st_owed_after_sync;
+static int st_fired_n, st_running_seen;         /* that it did something */
+
+static void st_fired(struct st_timer *x)
+{
+	int n = __atomic_add_fetch(&st_fired_n, 1, __ATOMIC_RELAXED);
+	if (__atomic_add_fetch(&x->inside, 1, __ATOMIC_SEQ_CST) > 1)
+		__atomic_add_fetch(&st_twice_at_once, 1, __ATOMIC_RELAXED);
+	if (n % 8 == 0)
+		sched_yield();          /* a slow callback now and then: the
+		                           other CPUs act while it runs */
+	uint64_t now = x->is_hr ? st_run_now : st_run_now / ST_JIFFY_NS;
+	if (now < x->deadline)
+		__atomic_add_fetch(&st_early, 1, __ATOMIC_RELAXED);
+	if (__atomic_sub_fetch(&x->owed, 1, __ATOMIC_SEQ_CST) < 0)
+		__atomic_add_fetch(&st_unowed, 1, __ATOMIC_RELAXED);
+	__atomic_sub_fetch(&x->inside, 1, __ATOMIC_SEQ_CST);
+}
+
+static enum hrtimer_restart st_hr_fn(struct hrtimer *t)
+{
+	st_fired(container_of(t, struct st_timer, hr));
+	return HRTIMER_NORESTART;
+}
+
+static void st_wheel_fn(struct timer *t)
+{
+	st_fired(container_of(t, struct st_timer, wt));
+}
+
+static uint32_t st_next(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return (uint32_t)(*x >> 16);
+}
+
+static int st_sync_cancel(struct st_timer *x)
+{
+	return x->is_hr ? hrtimer_cancel(&x->hr) : timer_del_sync(&x->wt);
+}
+
+static void st_run_own_cpu(uint64_t now)
+{
+	st_run_now = now;
+	host_irqs_disabled = true;      /* as in the CPU's interrupt */
+	hrtimer_run_expired(now);
+	timer_run_expired((uint32_t)(now / ST_JIFFY_NS));
+	host_irqs_disabled = false;
+}
+
+static void st_step(struct st_timer *x, uint32_t r, uint64_t *rnd)
+{
+	unsigned cpu = st_next(rnd) % ST_CPUS;
+	switch (r % 4) {
+	case 0: {                                       /* arm afresh */
+		if (st_sync_cancel(x) > 0)
+			__atomic_sub_fetch(&x->owed, 1, __ATOMIC_SEQ_CST);
+		if (__atomic_load_n(&x->owed, __ATOMIC_SEQ_CST) != 0)
+			__atomic_add_fetch(&st_owed_after_sync, 1, __ATOMIC_RELAXED);
+		uint64_t now = __atomic_load_n(&st_clock, __ATOMIC_SEQ_CST);
+		uint64_t ahead = st_next(rnd) % 4;      /* due now .. 3 jiffies on */
+		x->deadline = x->is_hr ? now + ahead * ST_JIFFY_NS : now / ST_JIFFY_NS + ahead;
+		__atomic_add_fetch(&x->owed, 1, __ATOMIC_SEQ_CST);
+		int was = x->is_hr ? hrtimer_start_on(&x->hr, x->deadline, cpu)
+		                   : timer_mod_on(&x->wt, (uint32_t)x->deadline, cpu);
+		if (was != 0)   /* nothing was queued after the sync cancel */
+			__atomic_add_fetch(&st_unowed, 1, __ATOMIC_RELAXED);
+		break;
+	}
+	case 1: {                                       /* move, same deadline */
+		/* Owed before the arm: 1 if a replaced arming's callback is
+		 * still to come, else the arm adds one. */
+		__atomic_add_fetch(&x->owed, 1, __ATOMIC_SEQ_CST);
+		int was = x->is_hr ? hrtimer_start_on(&x->hr, x->deadline, cpu)
+		                   : timer_mod_on(&x->wt, (uint32_t)x->deadline, cpu);
+		if (was > 0)    /* it replaced a queued arming: nothing more owed */
+			__atomic_sub_fetch(&x->owed, 1, __ATOMIC_SEQ_CST);
+		break;
+	}
+	case 2: {                                       /* try to cancel */
+		int r = x->is_hr ? hrtimer_try_to_cancel(&x->hr) : timer_try_to_del(&x->wt);
+		if (r > 0)
+			__atomic_sub_fetch(&x->owed, 1, __ATOMIC_SEQ_CST);
+		else if (r < 0)
+			__atomic_add_fetch(&st_running_seen, 1, __ATOMIC_RELAXED);
+		break;
+	}
+	default:                                        /* cancel, waiting */
+		if (st_sync_cancel(x) > 0)
+			__atomic_sub_fetch(&x->owed, 1, __ATOMIC_SEQ_CST);
+		if (__atomic_load_n(&x->owed, __ATOMIC_SEQ_CST) != 0)
+			__atomic_add_fetch(&st_owed_after_sync, 1, __ATOMIC_RELAXED);
+		break;
+	}
+}
+
+static void *st_cpu(void *arg)
+{
+	unsigned me = (unsigned)(uintptr_t)arg;
+	host_cpu_id = me;
+	host_irqs_disabled = false;
+	uint64_t rnd = 0x9E3779B97F4A7C15ull * (me + 1);
+	for (unsigned step = 0; step < ST_STEPS; step++) {
+		uint32_t r = st_next(&rnd);
+		/* One of this thread's own timers: index me, me + 3, ... */
+		unsigned mine = (2 * ST_PER_KIND + ST_CPUS - 1 - me) / ST_CPUS;
+		struct st_timer *x = &st[me + ST_CPUS * (r % mine)];
+		st_step(x, r >> 8, &rnd);
+		if (step % 4 == 0)
+			st_run_own_cpu(__atomic_add_fetch(&st_clock, ST_JIFFY_NS, __ATOMIC_SEQ_CST));
+	}
+	return NULL;
+}
+
+static void test_random_stress_on_three_cpus(void **state)
+{
+	(void)state;
+	two_cpus();
+	host_nr_cpus = ST_CPUS;
+	hrtimer_reset_for_test();       /* every heap of the three, knowing its CPU */
+	for (unsigned cpu = 0; cpu < ST_CPUS; cpu++) {
+		struct timer_base *w = arch_timer_base(cpu);
+		w->in_run = false;
+		w->firing = NULL;
+		w->running = NULL;
+	}
+	timer_wheel_init(0);
+	__atomic_store_n(&st_clock, ST_JIFFY_NS, __ATOMIC_SEQ_CST);
+	st_early = st_twice_at_once = st_unowed = st_owed_after_sync = 0;
+	st_fired_n = st_running_seen = 0;
+	for (unsigned i = 0; i < 2 * ST_PER_KIND; i++) {
+		st[i] = (struct st_timer){ .is_hr = i % 2 == 0 };
+		hrtimer_init(&st[i].hr, st_hr_fn, "stress-hr");
+		timer_init(&st[i].wt, st_wheel_fn, "stress-wheel");
+	}
+	pthread_t th[ST_CPUS];
+	for (unsigned cpu = 0; cpu < ST_CPUS; cpu++)
+		assert_int_equal(pthread_create(&th[cpu], NULL, st_cpu, (void *)(uintptr_t)cpu), 0);
+	for (unsigned cpu = 0; cpu < ST_CPUS; cpu++)
+		pthread_join(th[cpu], NULL);
+
+	/* Drain: every CPU runs what is due up to far beyond any deadline. */
+	uint64_t end = __atomic_load_n(&st_clock, __ATOMIC_SEQ_CST) + 100 * ST_JIFFY_NS;
+	for (unsigned cpu = 0; cpu < ST_CPUS; cpu++) {
+		host_cpu_id = cpu;
+		st_run_own_cpu(end);
+	}
+	host_cpu_id = 0;
+	print_message("stress: %d callbacks, %d try-cancels found one running\n",
+	              st_fired_n, st_running_seen);
+	assert_true(st_fired_n > 1000);
+	assert_int_equal(st_early, 0);
+	assert_int_equal(st_twice_at_once, 0);
+	assert_int_equal(st_unowed, 0);
+	assert_int_equal(st_owed_after_sync, 0);
+	for (unsigned i = 0; i < 2 * ST_PER_KIND; i++) {
+		assert_int_equal(st[i].owed, 0);        /* none lost */
+		assert_false(hrtimer_is_queued(&st[i].hr));
+		assert_false(timer_pending(&st[i].wt));
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -410,6 +609,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_wheel_running_is_not_moved, teardown),
 		cmocka_unit_test_teardown(test_sync_cancel_from_own_callback_panics, teardown),
 		cmocka_unit_test_teardown(test_every_remote_arm_tells_its_cpu, teardown),
+		cmocka_unit_test_teardown(test_random_stress_on_three_cpus, teardown),
 	};
 	return cmocka_run_group_tests_name("test_timer_smp", tests, NULL, NULL);
 }
