@@ -68,6 +68,10 @@ struct tick_cpu {
 	bool restarted;                   /* an interrupt ended a skip: irq exit
 	                                     programs the busy tick */
 	bool in_softirq;
+	uint32_t irqs;                    /* interrupts taken on this CPU (tick_irq_enter) */
+	uint32_t irqs_at_idle;            /* ... when it last entered idle: any since
+	                                     means the halt is abandoned, also on a
+	                                     CPU with no tick device */
 	bool recheck;                     /* an hrtimer was armed here from another
 	                                     CPU while this one was awake in tickless
 	                                     mode: its irq exit looks at the device's

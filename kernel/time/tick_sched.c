@@ -252,6 +252,7 @@ static uint64_t stop_tick_if_worth_it(struct tick_cpu *tc, uint64_t now)
 void tick_idle_enter(void)
 {
 	struct tick_cpu *tc = this_tick();
+	tc->irqs_at_idle = tc->irqs;
 	if (!tc->dev)
 		return;
 	uint64_t now = timekeeping_update();
@@ -337,8 +338,9 @@ static void tick_restart(struct tick_cpu *tc, unsigned vector)
 void tick_irq_enter(unsigned vector)
 {
 	struct tick_cpu *tc = this_tick();
+	tc->irqs++;
 	if (!tc->dev)
-		return;                 /* before tick_init */
+		return;                 /* before tick_init, or no device for this CPU */
 	if (tc->idle)
 		wakeups_note_irq(vector);
 	if (tc->stopped)
@@ -350,7 +352,13 @@ void tick_irq_enter(unsigned vector)
 bool tick_idle_abandon(void)
 {
 	struct tick_cpu *tc = this_tick();
-	if (!tc->dev || !wakeups_idle_abandon())
+	/* A CPU with no tick device keeps no wakeup record, but an
+	 * interrupt in the window (an IPI bringing it work) must still
+	 * keep it from halting: with no timer of its own, nothing else
+	 * would wake it. */
+	if (!tc->dev)
+		return tc->irqs != tc->irqs_at_idle;
+	if (!wakeups_idle_abandon())
 		return false;
 	tc->idle = false;
 	return true;

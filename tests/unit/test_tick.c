@@ -951,6 +951,29 @@ static void test_jiffies_have_one_owner_over_handovers(void **state)
 }
 
 
+/* Issue 31, defect 7: a CPU with no tick device (an AP whose local APIC
+ * timer could not be used) that takes an interrupt in the idle window, an
+ * IPI bringing it work, must abandon the halt: with no timer of its own,
+ * nothing else would wake it.  (tick_idle_abandon answered false.) */
+static void test_no_device_cpu_abandons_the_halt_for_an_irq(void **state)
+{
+	(void)state;
+	host_nr_cpus = 2;
+	host_cpu_id = 1;                /* CPU 1: never given a device */
+	struct tick_cpu *tc = this_tick();
+	assert_null(tc->dev);
+	host_irqs_disabled = true;
+	tick_idle_enter();
+	assert_false(tick_idle_abandon());      /* nothing came: halt */
+	tick_idle_enter();
+	tick_irq_enter(VEC_OTHER);      /* the IPI, taken in the window */
+	tick_irq_exit();
+	assert_true(tick_idle_abandon());
+	host_irqs_disabled = false;
+	host_cpu_id = 0;
+	host_nr_cpus = 1;
+}
+
 /* ------------------------------------------------ HZ changes in one step */
 
 /* tick_set_hz on CPU 0 while CPU 2 catches jiffies up.  CPU 1 holds its
@@ -1277,6 +1300,7 @@ int main(void)
 		cmocka_unit_test(test_trace_records_what_the_tick_did),
 		cmocka_unit_test(test_other_cpus_follow_the_tick),
 		cmocka_unit_test(test_jiffies_have_one_owner_over_handovers),
+		cmocka_unit_test(test_no_device_cpu_abandons_the_halt_for_an_irq),
 		cmocka_unit_test(test_hz_switch_counts_each_period_once),
 		cmocka_unit_test(test_hz_increase_keeps_a_far_timer_far),
 		cmocka_unit_test(test_dyntick_cpus_share_one_skip),
