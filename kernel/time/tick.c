@@ -190,7 +190,27 @@ void tick_program_oneshot(struct tick_cpu *tc, uint64_t expires, uint64_t now)
 {
 	uint64_t slack = clockevent_ticks2ns(tc->dev, 1) + 1;
 	tc->programmed_ns = expires;
-	clockevents_program_event(tc->dev, expires + slack, now);
+	if (clockevents_program_event(tc->dev, expires + slack, now) != -ETIME)
+		return;
+	/* -ETIME after the core's retries: the deadline passed while the
+	 * device was written, again and again, and nothing is armed.  Left
+	 * so, the CPU would wait for an unrelated interrupt, or on a real
+	 * HPET for the comparator to match after the counter wraps (minutes).
+	 * It is expired now: what was due runs at the next interrupt, and
+	 * the device is armed for the nearest deadline it still meets,
+	 * doubling from twice its minimum up to its maximum, so that
+	 * interrupt comes within microseconds, not never (issue 31,
+	 * defect 7). */
+	tc->softirq_pending = true;
+	uint64_t d = 2 * tc->dev->min_delta_ns;
+	for (;;) {
+		uint64_t t = ktime_get_ns();
+		tc->programmed_ns = t + d;
+		if (clockevents_program_event(tc->dev, t + d, t) != -ETIME ||
+		    d >= tc->dev->max_delta_ns)
+			return;
+		d = d > tc->dev->max_delta_ns / 2 ? tc->dev->max_delta_ns : 2 * d;
+	}
 }
 
 /* While busy in one-shot mode: the next tick, or an earlier hrtimer. */

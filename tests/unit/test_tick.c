@@ -72,9 +72,14 @@ static int fake_oneshot(struct clock_event_device *d)
 	dev_next = NEVER;
 	return 0;
 }
+static unsigned fake_etime_left;        /* answer -ETIME this many more times */
 static int fake_next(struct clock_event_device *d, uint64_t ticks)
 {
 	assert_ptr_equal(d, dev_running);
+	if (fake_etime_left) {
+		fake_etime_left--;
+		return -ETIME;
+	}
 	assert_true(ticks >= d->min_delta_ticks && ticks <= d->max_delta_ticks);
 	dev_next = fake_ns + ticks;
 	return 0;
@@ -951,6 +956,33 @@ static void test_jiffies_have_one_owner_over_handovers(void **state)
 }
 
 
+/* Issue 31, defect 7: a device that keeps answering -ETIME (its deadline
+ * passed each time it was written), past the core's retries.  Nothing was
+ * left armed: the CPU would have slept until some other interrupt (on a
+ * real HPET, the comparator's match after the counter wraps).  Now the
+ * device is armed for the nearest deadline it still meets, and the timer
+ * runs at that interrupt. */
+static void test_etime_after_retries_is_expired_now(void **state)
+{
+	(void)state;
+	assert_int_equal(tick_set_mode(TICK_MODE_TICKLESS), 0);
+	release_probes();
+	deliver(VEC_DEV);
+	exp_advance();
+	static struct hrtimer h;
+	hrtimer_init(&h, nop_hrtimer, "etime");
+	fake_etime_left = 7;            /* the first try, the core's 4 retries, and 2 more */
+	hrtimer_start(&h, fake_ns + 5000);
+	assert_int_equal(fake_etime_left, 0);
+	assert_true(dev_next != NEVER);                 /* armed after all */
+	assert_true(dev_next - fake_ns <= 8 * dev_long.min_delta_ns);     /* and soon */
+	assert_true(this_tick()->softirq_pending);
+	fake_ns = dev_next > fake_ns + 5000 ? dev_next : fake_ns + 5000;
+	deliver(VEC_DEV);               /* that interrupt: the timer runs */
+	assert_false(hrtimer_is_queued(&h));
+	check_jiffies_exact();
+}
+
 /* Issue 31, defect 7: a CPU with no tick device (an AP whose local APIC
  * timer could not be used) that takes an interrupt in the idle window, an
  * IPI bringing it work, must abandon the halt: with no timer of its own,
@@ -1300,6 +1332,7 @@ int main(void)
 		cmocka_unit_test(test_trace_records_what_the_tick_did),
 		cmocka_unit_test(test_other_cpus_follow_the_tick),
 		cmocka_unit_test(test_jiffies_have_one_owner_over_handovers),
+		cmocka_unit_test(test_etime_after_retries_is_expired_now),
 		cmocka_unit_test(test_no_device_cpu_abandons_the_halt_for_an_irq),
 		cmocka_unit_test(test_hz_switch_counts_each_period_once),
 		cmocka_unit_test(test_hz_increase_keeps_a_far_timer_far),
