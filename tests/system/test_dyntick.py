@@ -194,14 +194,13 @@ LONG_IDLE_S = 100
 
 
 def long_idle(vm):
-    """idle LONG_IDLE_S under -icount sleep=off: (wakeups, max sleep in s).
-    The halted time is skipped, so the window costs little host time.  On
-    several CPUs (make test-smp) the wakeups are the most any one CPU had:
-    each sleeps to the limit on its own, and the sum line adds them up."""
+    """idle LONG_IDLE_S under -icount sleep=off: the boot CPU's (wakeups,
+    max sleep in s).  The halted time is skipped, so the window costs
+    little host time."""
     h0 = time.monotonic()
     _, m = idle(vm, LONG_IDLE_S)
     assert time.monotonic() - h0 < LONG_IDLE_S / 4, "icount did not skip the idle time"
-    return max(c.wakeups for c in m.cpus.values()), m.max_sleep_ms / 1000, m
+    return m.wakeups, m.max_sleep_ms / 1000, m
 
 
 def watchdog_bound_s(vm):
@@ -231,7 +230,17 @@ def assert_sleeps_to_the_limit(vm, limit_s):
     # About one wakeup per limit, and the window's own end.  (On the PIT a
     # sleep often ends a few ms short of its 55 ms: 45.7-48 ms on average
     # over runs here, so a mean sleep of 3/4 of the limit is the bound.)
-    assert wakeups <= LONG_IDLE_S / (limit_s * 0.75) + 2, (limit_s, line)
+    allowed = LONG_IDLE_S / (limit_s * 0.75) + 2
+    if vm.cpus > 1 and parse.dyntick(vm.cmd("dyntick")).mode == "dyntick":
+        # Dyntick on several CPUs (make test-smp): a stopped CPU that wakes
+        # wakes every other, so the boot CPU also wakes for an AP's first
+        # stop that ends on its own device (it sleeps a tick past the skip,
+        # and an AP that stopped before the boot CPU's skip began ends
+        # first).  Once per AP at most; which ones do depends on where the
+        # typed command found each CPU (5 on four CPUs once in CI, 2 to 3
+        # usually).
+        allowed += vm.cpus - 1
+    assert wakeups <= allowed, (limit_s, line)
 
 
 # The tickless headline: nothing armed, so the CPU sleeps as long as the
