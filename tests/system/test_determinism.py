@@ -39,8 +39,9 @@ inside the guest, because the code that measures it runs a number of
 instructions that depends on the absolute values (64-bit division by
 shift-and-subtract in kernel/lib/div64.c, the timer wheel's buckets and
 cascades, which follow jiffies): the latency figures by up to 2 us (about
-120 instructions; max, one sample, more), a histogram bin by a sample or
-two, and in dyntick and periodic mode `idle`'s span and sleep lengths by
+120 instructions; its tail, max and p99, more, and with a late byte of the
+paste by tens of us: the typed runs leave the tail out), a histogram bin
+by a sample or two, and in dyntick and periodic mode `idle`'s span and sleep lengths by
 under a tick.  SLACK below allows that much and no more; without -icount
 the same test fails in every mode (the boot's calibrations, the wakeup
 counts and the histogram all differ).
@@ -68,27 +69,26 @@ PASTE = ["busy 2", "timeron 0 10", "sleep 1", "wakeups reset", LATENCY, "sleep 1
 class Slack:
     """How far two runs' figures may differ in one tick mode."""
 
-    def __init__(self, latency_us=0, latency_max_us=0, bin_pct=0, idle_ms=0):
-        self.latency_us = latency_us            # latency min, avg, p50, p99
-        self.latency_max_us = latency_max_us    # latency max: one sample
+    def __init__(self, latency_us=0, bin_pct=0, idle_ms=0):
+        self.latency_us = latency_us            # latency min, avg, p50
         self.bin_pct = bin_pct                  # a histogram bin's count, % of samples
         self.idle_ms = idle_ms                  # idle's span, mean and max sleep
 
 
 # Counts of wakeups, per cause, are compared exactly in every mode.
 SLACK = {
-    # Tickless p99: whether the fourth sample's interrupt also does the
-    # tick's work (3 us more under icount: 22 against 25 us, CI) is the
-    # phase typing set (docs/benchmarks.md, the timer path by instruction);
-    # run= fixes the phase: test_a_run_without_input_is_identical.
-    "tickless": Slack(latency_us=4, latency_max_us=50, bin_pct=1),
+    # Tickless: whether a sample's interrupt also does the tick's work
+    # (3 us more under icount: 22 against 25 us, CI) is the phase typing
+    # set (docs/benchmarks.md, the timer path by instruction); run= fixes
+    # the phase: test_a_run_without_input_is_identical.
+    "tickless": Slack(latency_us=4, bin_pct=1),
     # Periodic and dyntick: a sample waits for the next tick, so every
     # sample moves with the phase `latency` starts at.  A pasted line whose
     # last bytes arrive after `sleep 1` ended costs an interrupt each before
-    # `latency` starts, 16 us under icount (CI: avg 3550.0 against 3565.8,
-    # p99 3566 against 3598).  A few of those, not a tick's worth.
-    "dyntick": Slack(latency_us=50, latency_max_us=50, bin_pct=1, idle_ms=4),
-    "periodic": Slack(latency_us=50, latency_max_us=50, bin_pct=1, idle_ms=4),
+    # `latency` starts, 16 us under icount (CI: avg 3550.0 against 3565.8).
+    # A few of those, not a tick's worth.
+    "dyntick": Slack(latency_us=50, bin_pct=1, idle_ms=4),
+    "periodic": Slack(latency_us=50, bin_pct=1, idle_ms=4),
 }
 
 
@@ -170,10 +170,17 @@ def differences(a, b, slack):
     if ia.wakeups == ib.wakeups:      # one more wakeup halves the mean
         compare("idle mean sleep ms", ia.mean_sleep_ms, ib.mean_sleep_ms, slack.idle_ms)
         compare("idle max sleep ms", ia.max_sleep_ms, ib.max_sleep_ms, slack.idle_ms)
+    # Latency: the middle of the distribution and its histogram, not its
+    # tail.  A byte of the paste that arrives after `busy 2` is over (a
+    # loaded host delivers it late) costs an interrupt, 16 us under icount,
+    # to whichever sample it lands in; a few late bytes move the max and
+    # p99 by tens of us and the middle not at all.  CI saw periodic's max
+    # and p99 move 64 us with the full suite and the Linux build beside.
+    # The tail is compared exactly where nothing is typed:
+    # test_a_run_without_input_is_identical.
     la, lb = latency_figures(a[LATENCY]), latency_figures(b[LATENCY])
-    for key in sorted(set(la) | set(lb)):
-        allowed = (slack.latency_max_us if key == "max" else
-                   slack.latency_us if key in ("min", "avg", "p50", "p99") else
+    for key in sorted((set(la) | set(lb)) - {"max", "p99"}):
+        allowed = (slack.latency_us if key in ("min", "avg", "p50") else
                    LATENCY_COUNT * slack.bin_pct / 100)
         compare(f"latency {key}", la.get(key, 0), lb.get(key, 0), allowed)
     return diff
