@@ -8,7 +8,6 @@ TSC counts virtual nanoseconds).  Two tests keep the host's clock, because
 it is their subject: test_sleep_takes_host_time (a guest second is a second
 for the person at the terminal) and test_date_is_host_utc."""
 import datetime
-import math
 import re
 import time
 
@@ -81,28 +80,17 @@ def assert_runs_at_host_rate(vm, seconds=3.0, may_lose=0.0):
     return assert_rate_is_host_rate(start, uptime_between_host_times(vm), may_lose)
 
 
-def guest_ns_across(vm, line, wakeups=0):
-    """Under -icount: (guest ns from an `uptime` just before `line` to one
-    just after it, what `line` printed), or (None, what `wakeups` printed)
-    if the host got in the way.
-
-    All of it goes in one paste, so lull never waits for the host in
-    between, and its clock counts only its own instructions (16 ns each at
-    shift 4) and the timers `line` sleeps on: exact, whatever the host does.
-    The one exception: if QEMU was slow to hand the paste over, lull halted
-    waiting for the next byte and its clock leapt to the next timer
-    deadline (68.7 s, seen), so `wakeups` lists a timer wakeup more than
-    the `wakeups` that `line` takes itself; the caller then tries again.
-    (A wakeup by the serial line alone, the paste arriving while `line`
-    sleeps, costs no guest time: idle time is skipped.)"""
-    vm.send(f"wakeups reset\ruptime\r{line}\ruptime\r{boot_cpu_wakeups(vm)}\r")
-    outs = [vm.wait_prompt(30).replace("\r", "") for _ in range(5)]
-    causes = parse.wakeups(outs[4]).causes
-    if sum(n for cause, n in causes.items() if not cause.endswith("(uart)")) != wakeups:
-        return None, outs[4]
-    (t0, _, _), (t1, _, _) = (uptime_of(outs[1]), uptime_of(outs[3]))
-    said = outs[2][outs[2].find("\n") + 1:]        # without the echo of `line`
-    return round((t1 - t0) * 1e9), said
+def guest_ns_between_uptimes(r, k):
+    """Under -icount, in a run= boot (RunLog r): guest ns from the k-th
+    `uptime` to the next.  Nothing is typed, so lull never waits for the
+    host in between and its clock counts only its own instructions (16 ns
+    each at shift 4) and the timers the commands between sleep on: exact,
+    whatever the host does.  (Typed, a paste that QEMU was slow to hand
+    over let lull halt for the next byte and its clock leap to the next
+    timer deadline, 68.7 s; the old helper retried three times, and a
+    loaded CI host still got in the way three times in a row.)"""
+    (t0, _, _), (t1, _, _) = uptime_of(r.out("uptime", k)), uptime_of(r.out("uptime", k + 1))
+    return round((t1 - t0) * 1e9)
 
 
 # `idle` between two CMOS second edges (lullvm.rtc): each edge is found to
@@ -175,25 +163,24 @@ def test_jiffies_follow_uptime(boot):
 SWITCH_MAX_NS = 2_000_000
 
 
-def test_clocksource_list_and_switch_without_jump(boot):
-    vm = boot(icount=4)
-    out = vm.cmd("clocksource")
-    names = re.findall(r"^[* ] (\S+)\s+rating", out, re.M)
+def test_clocksource_list_and_switch_without_jump(run):
+    names = ["acpi_pm", "hpet", "tsc"]
+    cmds = ["clocksource"]
+    for name in names + ["tsc"]:
+        cmds += ["uptime", f"clocksource {name}", "uptime", "clocksource"]
+    r = run(cmds)
+    out = r.out("clocksource")
+    listed = re.findall(r"^[* ] (\S+)\s+rating", out, re.M)
     ratings = dict(re.findall(r"^[* ] (\S+)\s+rating\s+(\d+)", out, re.M))
-    current = previous = re.search(r"^\* (\S+)", out, re.M).group(1)
-    assert {"tsc", "hpet", "acpi_pm"} <= set(names), out
-    for name in ["acpi_pm", "hpet", "tsc", current]:
-        for _ in range(3):
-            ns, said = guest_ns_across(vm, f"clocksource {name}")
-            if ns is not None:
-                break
-            vm.cmd(f"clocksource {previous}")       # the host got in the way: again
-        assert ns is not None, f"clocksource {name}: a halt in every paste:\n{said}"
-        assert said.strip() in ("", f"clocksource: switched to {name} "
-                                    f"(rating {ratings[name]})"), said
+    assert re.search(r"^\* tsc\s", out, re.M), out
+    assert set(names) <= set(listed), out
+    for i, name in enumerate(names + ["tsc"]):
+        said = r.out(f"clocksource {name}", 1 if i == 3 else 0).strip()
+        # Switching to the one in use says nothing.
+        assert said in ("", f"clocksource: switched to {name} (rating {ratings[name]})"), said
+        ns = guest_ns_between_uptimes(r, 2 * i)
         assert 0 < ns < SWITCH_MAX_NS, (name, ns)
-        assert re.search(rf"^\* {name}\s", vm.cmd("clocksource"), re.M)
-        previous = name
+        assert re.search(rf"^\* {name}\s", r.out("clocksource", i + 1), re.M), name
     # Each clocksource's rate after a switch is test_drift.py's business
     # (10 ppm against the CMOS clock on virtual time).
 
@@ -315,27 +302,24 @@ SLEEP_MS = 300
 SLEEP_MAX_NS = 302_000_000
 
 
-def test_clockevent_list_and_switch(boot):
-    vm = boot(icount=4)
-    out = vm.cmd("clockevent")
-    names = re.findall(r"^[* ] (\S+)\s+rating", out, re.M)
-    assert {"pit", "lapic", "hpet"} <= set(names), out
+def test_clockevent_list_and_switch(run):
+    names = ["pit", "hpet", "lapic"]
+    cmds = ["clockevent"]
+    for name in names:
+        cmds += [f"clockevent {name}", "clockevent", "uptime", f"sleep {SLEEP_MS}", "uptime"]
+    r = run(cmds + ["clockevent nosuch"])
+    out = r.out("clockevent")
+    assert set(names) <= set(re.findall(r"^[* ] (\S+)\s+rating", out, re.M)), out
     assert re.search(r"max \d+\.\d+ (ms|s)", out)
-    for name in ["pit", "hpet", "lapic"]:
-        assert vm.cmd(f"clockevent {name}").strip() == ""
-        row = re.search(rf"^\* {name}\s.* max ([\d.]+) (s|ms) ", vm.cmd("clockevent"), re.M)
-        assert row, name
-        # The sleep wakes once per device max (the PIT's 55 ms) and at its end.
-        max_ms = float(row.group(1)) * (1000 if row.group(2) == "s" else 1)
-        for _ in range(3):
-            ns, said = guest_ns_across(vm, f"sleep {SLEEP_MS}",
-                                       wakeups=math.ceil(SLEEP_MS / max_ms))
-            if ns is not None:
-                break
-        assert ns is not None, f"{name}: other wakeups than the sleep's, every time:\n{said}"
-        assert said.strip() == "", said
+    for i, name in enumerate(names):
+        assert r.out(f"clockevent {name}").strip() == ""
+        assert re.search(rf"^\* {name}\s", r.out("clockevent", i + 1), re.M), name
+        # The sleep wakes once per device max (the PIT's 55 ms) and at its
+        # end; nothing else runs in between under run=.
+        assert r.out(f"sleep {SLEEP_MS}", i).strip() == ""
+        ns = guest_ns_between_uptimes(r, 2 * i)
         assert SLEEP_MS * 1_000_000 <= ns <= SLEEP_MAX_NS, (name, ns)
-    assert vm.cmd("clockevent nosuch").startswith("error: no clock event device 'nosuch'")
+    assert r.out("clockevent nosuch").startswith("error: no clock event device 'nosuch'")
 
 
 @pytest.mark.timing
@@ -384,7 +368,7 @@ SLEEP_0_MAX_NS = 1_000_000
 SLEEP_LONGEST_MS = 86_400_000
 
 
-def test_sleep_usage_and_ctrl_c(boot):
+def test_sleep_usage_and_ctrl_c(boot, run):
     """Under icount an idle sleep is over in a moment of host time: QEMU
     moves guest time on to the next deadline whenever lull halts.  So the
     tick runs on the PIT (clockevent=pit), whose 55 ms reach wakes lull 18
@@ -393,15 +377,12 @@ def test_sleep_usage_and_ctrl_c(boot):
     Ctrl-C arrives; the mode stays tickless, as by default.  How long the
     host took to type the Ctrl-C is not measured; that the sleep ended
     well before its day is, in guest time."""
+    r = run(["uptime", "sleep 0", "uptime"], append="clockevent=pit")
+    said, ns = r.out("sleep 0"), guest_ns_between_uptimes(r, 0)
+    assert said.strip() == "" and ns < SLEEP_0_MAX_NS, (said, ns)
     vm = boot(append="clockevent=pit")
     assert vm.cmd("sleep").strip() == "usage: sleep MS"
     assert vm.cmd("sleep 1 2").strip() == "usage: sleep MS"
-    for _ in range(3):
-        ns, said = guest_ns_across(vm, "sleep 0")
-        if ns is not None:
-            break                       # else the host got in the way: again
-    assert ns is not None, f"sleep 0: a wakeup in every paste:\n{said}"
-    assert said.strip() == "" and ns < SLEEP_0_MAX_NS, (said, ns)
     t0, _, _ = uptime(vm)
     vm.type(f"sleep {SLEEP_LONGEST_MS}\r")
     vm.expect(rf"sleep {SLEEP_LONGEST_MS}\r*\n")       # its echo, Enter included
