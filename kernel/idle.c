@@ -10,6 +10,7 @@
 #include "arch/trap.h"
 #include "time/tick.h"
 #include "time/timekeeping.h"
+#include "arch/x86.h"
 
 /* `inject idle-race` waits this long past the old deadline, so the device
  * has surely fired (its counter and the clocksource are different clocks). */
@@ -100,6 +101,29 @@ static bool idle_race_hook(struct cpu *c)
 	return true;
 }
 
+/* Halt until an interrupt, with interrupts enabled by the halt itself.
+ *
+ * QUIRK: QEMU 7.2's TCG under `-icount sleep=off` counts a slice's
+ * instructions into its virtual clock only after the slice ends, while the
+ * `hlt` that ends it has already marked the CPU halted.  If QEMU's main
+ * loop looks in that window (it can even on one host CPU, when the host
+ * preempts the vCPU thread there: seen once in CI with a Linux build
+ * beside the tests), it finds every CPU idle, reads the clock without
+ * those instructions and warps it to the next deadline plus them: this
+ * wakeup comes late by every instruction since the last clock read (1250,
+ * 20 us, in that run; docs/robustness.md, "QEMU's icount race").  An RDTSC
+ * is such a clock read (QEMU counts the slice up to it), so reading it
+ * right before `sti; hlt` leaves two instructions, 32 ns, for the race to
+ * add.  On hardware it costs a few dozen cycles per idle entry, and a CPU
+ * without a TSC just halts. */
+static inline void halt_until_interrupt(void)
+{
+	if (cpu.has_cpuid && (cpu.feat_edx & CPUID_1_EDX_TSC))
+		__asm__ __volatile__("rdtsc; sti; hlt" ::: "eax", "edx", "memory");
+	else
+		sti_hlt();
+}
+
 void cpu_idle(void)
 {
 	struct cpu *c = this_cpu();
@@ -129,7 +153,7 @@ void cpu_idle(void)
 	}
 	idle_late_hook(c);
 	c->state = CPU_IDLE;
-	sti_hlt();              /* sleep until an interrupt (handled inside) */
+	halt_until_interrupt(); /* sleep until an interrupt (handled inside) */
 	cli();
 	c->state = CPU_BUSY;
 	tick_idle_exit();
