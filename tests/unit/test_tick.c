@@ -7,6 +7,7 @@
  * elapsed on the fake clock, and that no timer fires early, twice, or
  * never. */
 #include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -1318,6 +1319,210 @@ static void test_piggyback_serves_windows_on_any_wakeup(void **state)
 	timer_piggyback = true;
 }
 
+/* ------------------------------- HZ switches against catch-ups, at random */
+
+/* CPU 0 (this thread) moves the clock on by random steps, catches jiffies
+ * up now and then, and every few steps switches HZ (100, 250 or 1000) at a
+ * clock value it alone decides.  Meanwhile CPUs 1 and 2 (threads) do what
+ * their idle entries and interrupts do: catch jiffies up at the clock they
+ * read, arm wheel timers on their own CPU a few jiffies on, and run their
+ * due ones.  Checked throughout: the jiffy boundary is never ahead of the
+ * clock, and jiffies never go back.  At the end jiffies equal the
+ * reference (each period counted once, at the rate of its time: exp_*,
+ * which only this thread advances), and every timer ran once and none
+ * early.  A timer's "not before" is the boundary of the jiffy it was armed
+ * for, b + d * period from the (jiffies, boundary) pair read just before
+ * the arm; an arm that a switch overlapped (a seqcount says so) is checked
+ * for running, not for its time (its caller's jiffies meant the old rate).
+ * Under TSan (make unit) the switch's one critical section is checked for
+ * races with the catch-ups as well.  Rate changes of a device have their
+ * own tests (test_clockevents.c). */
+#define HS_STEPS 6000                   /* CPU 0's */
+#define HS_TIMERS 8                     /* per worker CPU */
+#define HS_WORKERS 2
+
+struct hs_timer {
+	struct timer t;
+	uint64_t not_before;            /* ns; 0: not checked.  The owner's only */
+	int owed;                       /* callbacks owed; the owner's only */
+};
+static struct hs_timer hs[HS_WORKERS][HS_TIMERS];
+static unsigned hs_seq;                 /* odd while CPU 0 switches HZ */
+static uint64_t hs_period;              /* the period after the last switch */
+static int hs_stop;
+static unsigned hs_step;                /* CPU 0's steps begun */
+static unsigned hs_rounds[HS_WORKERS];  /* each worker's rounds done */
+static int hs_ahead, hs_back, hs_early, hs_unowed, hs_fired, hs_unchecked, hs_arms;
+
+/* A worker's own generator (rnd64's state is the main thread's). */
+static uint64_t hs_rand(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+static void hs_cb(struct timer *t)
+{
+	struct hs_timer *x = container_of(t, struct hs_timer, t);
+	if (__atomic_load_n(&fake_ns, __ATOMIC_SEQ_CST) < x->not_before)
+		__atomic_add_fetch(&hs_early, 1, __ATOMIC_RELAXED);
+	if (--x->owed < 0)
+		__atomic_add_fetch(&hs_unowed, 1, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&hs_fired, 1, __ATOMIC_RELAXED);
+}
+
+/* One catch-up and the checks after it; returns jiffies. */
+static uint32_t hs_catch_up(uint32_t last)
+{
+	uint64_t now = __atomic_load_n(&fake_ns, __ATOMIC_SEQ_CST);
+	tick_update_jiffies(this_tick(), now);
+	uint32_t j;
+	uint64_t b;
+	tick_jiffies_snapshot(&j, &b);
+	if (b > __atomic_load_n(&fake_ns, __ATOMIC_SEQ_CST))
+		__atomic_add_fetch(&hs_ahead, 1, __ATOMIC_RELAXED);
+	if ((int32_t)(j - last) < 0)
+		__atomic_add_fetch(&hs_back, 1, __ATOMIC_RELAXED);
+	return j;
+}
+
+static void hs_arm(struct hs_timer *x, uint64_t *rnd)
+{
+	if (timer_del(&x->t))
+		x->owed--;
+	unsigned s1 = __atomic_load_n(&hs_seq, __ATOMIC_SEQ_CST);
+	uint64_t period = __atomic_load_n(&hs_period, __ATOMIC_SEQ_CST);
+	uint32_t j;
+	uint64_t b;
+	tick_jiffies_snapshot(&j, &b);
+	uint32_t d = 1 + (uint32_t)(hs_rand(rnd) % 6);
+	x->owed++;
+	__atomic_add_fetch(&hs_arms, 1, __ATOMIC_RELAXED);
+	timer_mod_on(&x->t, j + d, host_cpu_id);       /* on its own CPU */
+	bool quiet = s1 % 2 == 0 && __atomic_load_n(&hs_seq, __ATOMIC_SEQ_CST) == s1;
+	x->not_before = quiet ? b + d * period : 0;
+	if (!quiet)
+		__atomic_add_fetch(&hs_unchecked, 1, __ATOMIC_RELAXED);
+}
+
+static void *hs_worker(void *arg)
+{
+	unsigned me = (unsigned)(uintptr_t)arg;
+	host_cpu_id = me;
+	uint64_t rnd = 0x243F6A8885A308D3ull * me;
+	uint32_t last;
+	uint64_t b;
+	tick_jiffies_snapshot(&last, &b);
+	unsigned *rounds = &hs_rounds[me - 1];
+	for (;;) {
+		/* One round per step of CPU 0's: lock step, on any host. */
+		while (*rounds >= __atomic_load_n(&hs_step, __ATOMIC_SEQ_CST) &&
+		       !__atomic_load_n(&hs_stop, __ATOMIC_SEQ_CST))
+			sched_yield();
+		if (__atomic_load_n(&hs_stop, __ATOMIC_SEQ_CST))
+			break;
+		host_irqs_disabled = true;      /* as in its idle entry or interrupt */
+		uint32_t j = hs_catch_up(last);
+		last = j;
+		if (hs_rand(&rnd) % 4 == 0)
+			hs_arm(&hs[me - 1][hs_rand(&rnd) % HS_TIMERS], &rnd);
+		timer_run_expired(j);
+		host_irqs_disabled = false;
+		__atomic_add_fetch(rounds, 1, __ATOMIC_SEQ_CST);
+	}
+	return NULL;
+}
+
+static void test_random_hz_switches_against_catch_ups(void **state)
+{
+	(void)state;
+	static const unsigned rates[] = { 100, 250, 1000 };
+	set_hz(250);
+	check_jiffies_exact();
+	host_nr_cpus = 1 + HS_WORKERS;
+	/* Every CPU's wheel afresh (this is the last test: what earlier ones
+	 * left pending on CPU 0's is forgotten). */
+	timer_wheel_init(jiffies);
+	for (unsigned cpu = 1; cpu <= HS_WORKERS; cpu++) {
+		*arch_tick_of(cpu) = (struct tick_cpu){ 0 };
+		for (unsigned i = 0; i < HS_TIMERS; i++) {
+			hs[cpu - 1][i] = (struct hs_timer){ 0 };
+			timer_init(&hs[cpu - 1][i].t, hs_cb, "hz-stress");
+		}
+	}
+	hs_seq = hs_step = 0;
+	memset(hs_rounds, 0, sizeof hs_rounds);
+	hs_stop = hs_arms = hs_ahead = hs_back = hs_early = hs_unowed = hs_fired = hs_unchecked = 0;
+	__atomic_store_n(&hs_period, exp_period, __ATOMIC_SEQ_CST);
+	rng_state = 0x5eed0042;
+	pthread_t th[HS_WORKERS];
+	for (unsigned i = 0; i < HS_WORKERS; i++)
+		assert_int_equal(pthread_create(&th[i], NULL, hs_worker, (void *)(uintptr_t)(i + 1)), 0);
+
+	unsigned switches = 0;
+	uint32_t last = jiffies;
+	for (unsigned step = 0; step < HS_STEPS; step++) {
+		uint64_t r = rnd64();
+		__atomic_store_n(&fake_ns, fake_ns + r % (2 * exp_period), __ATOMIC_SEQ_CST);
+		if (r % 16 == 0) {
+			__atomic_add_fetch(&hs_seq, 1, __ATOMIC_SEQ_CST);
+			set_hz(rates[(r >> 8) % 3]);    /* the reference counts up to now, once */
+			__atomic_store_n(&hs_period, exp_period, __ATOMIC_SEQ_CST);
+			__atomic_add_fetch(&hs_seq, 1, __ATOMIC_SEQ_CST);
+			switches++;
+		} else if (r % 4 == 0) {
+			host_irqs_disabled = true;
+			last = hs_catch_up(last);
+			host_irqs_disabled = false;
+		}
+		/* Keep the workers in step: a round of each for each step
+		 * here, on any host (the order within is theirs). */
+		__atomic_store_n(&hs_step, step + 1, __ATOMIC_SEQ_CST);
+		for (unsigned i = 0; i < HS_WORKERS; i++)
+			while (__atomic_load_n(&hs_rounds[i], __ATOMIC_SEQ_CST) < step)
+				sched_yield();
+	}
+	__atomic_store_n(&hs_stop, 1, __ATOMIC_SEQ_CST);
+	for (unsigned i = 0; i < HS_WORKERS; i++)
+		pthread_join(th[i], NULL);
+
+	/* Every period since the start counted once, at the rate of its time. */
+	host_irqs_disabled = true;
+	tick_update_jiffies(this_tick(), fake_ns);
+	host_irqs_disabled = false;
+	check_jiffies_exact();
+	/* Drain: far past every deadline, each worker CPU runs its wheel. */
+	fake_ns += 100 * exp_period;
+	for (unsigned cpu = 1; cpu <= HS_WORKERS; cpu++) {
+		host_cpu_id = cpu;
+		host_irqs_disabled = true;
+		tick_update_jiffies(this_tick(), fake_ns);
+		timer_run_expired(jiffies);
+		host_irqs_disabled = false;
+	}
+	host_cpu_id = 0;
+	print_message("hz stress: %u switches, %d arms, %d timers ran (%d armed across a switch)\n",
+	              switches, hs_arms, hs_fired, hs_unchecked);
+	/* Each worker arms in about a quarter of its rounds; an arm replaced
+	 * before it ran (about one in ten) runs nothing. */
+	assert_true(switches > 100 && hs_arms > HS_STEPS / 4 && hs_fired > hs_arms / 2);
+	assert_int_equal(hs_ahead, 0);
+	assert_int_equal(hs_back, 0);
+	assert_int_equal(hs_early, 0);
+	assert_int_equal(hs_unowed, 0);
+	for (unsigned cpu = 0; cpu < HS_WORKERS; cpu++)
+		for (unsigned i = 0; i < HS_TIMERS; i++) {
+			assert_int_equal(hs[cpu][i].owed, 0);          /* none lost */
+			assert_false(timer_pending(&hs[cpu][i].t));
+		}
+	host_nr_cpus = 1;
+	check_jiffies_exact();
+	set_hz(CONFIG_HZ);
+	check_jiffies_exact();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1338,6 +1543,7 @@ int main(void)
 		cmocka_unit_test(test_hz_increase_keeps_a_far_timer_far),
 		cmocka_unit_test(test_dyntick_cpus_share_one_skip),
 		cmocka_unit_test(test_piggyback_serves_windows_on_any_wakeup),
+		cmocka_unit_test(test_random_hz_switches_against_catch_ups),
 	};
 	return cmocka_run_group_tests(tests, setup_machine, NULL);
 }

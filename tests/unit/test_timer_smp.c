@@ -416,8 +416,9 @@ static void test_every_remote_arm_tells_its_cpu(void **state)
  * would go below 0), and after each sync cancel nothing owed; at the end,
  * every CPU drained, nothing owed anywhere (none lost).  Under TSan (make
  * unit's second build) the locks and the callbacks' hand-offs are checked
- * for races as well.  HZ switches and rate changes have their own tests
- * (test_tick.c, test_clockevents.c). */
+ * for races as well.  HZ switches against catch-ups and arms have their
+ * own randomized stress (test_tick.c, test_random_hz_switches_against_
+ * catch_ups), rate changes their own tests (test_clockevents.c). */
 #define ST_CPUS 3
 #define ST_PER_KIND 12                  /* timers of each kind */
 #define ST_STEPS 20000                  /* per thread */
