@@ -50,10 +50,23 @@ enum tick_limit {
 	TICK_LIMIT_COUNT
 };
 
+/* One CPU's tick.  Who writes and who reads:
+ *   - Each CPU writes only its own, with interrupts off (its tick, idle
+ *     loop and interrupt exit), except `recheck`, which another CPU sets.
+ *   - Other CPUs read, without a lock: dev, mode and idle (tick_smp.c,
+ *     dyntick's "is anyone busy"; tick_kick_remote*), stopped (tick_smp.c),
+ *     mode and hz (kernel/arch/smp.c, an AP following CPU 0).  Those are
+ *     written with WRITE_ONCE and read with READ_ONCE; the fences that
+ *     order them against a timer queue are where they are read (tick.c's
+ *     tick_kick_remote, tick_smp.c) and written (tick_sched.c's idle entry).
+ *   - The statistics at the end, and `path`, are read by the shell on
+ *     another CPU for display only: a 64-bit count may be read torn on
+ *     i386, which a display can bear.
+ *   - Everything else is this CPU's alone. */
 struct tick_cpu {
-	struct clock_event_device *dev;   /* the tick device */
-	enum tick_mode mode;
-	unsigned hz;                      /* == tick_hz */
+	struct clock_event_device *dev;   /* the tick device (read remotely) */
+	enum tick_mode mode;              /* (read remotely) */
+	unsigned hz;                      /* == tick_hz (read remotely) */
 	uint64_t period_ns;               /* NSEC_PER_SEC / hz */
 	uint64_t last_jiffy_ns;           /* clocksource time of the jiffy boundary
 	                                     jiffies_64 last advanced to */
@@ -62,8 +75,9 @@ struct tick_cpu {
 	                                     interrupt that ended a skip, or the tick
 	                                     device's, was taken: the interrupt latency
 	                                     a timer run in it suffered (0: not late) */
-	bool idle;                        /* between idle enter and exit */
-	bool stopped;                     /* skipping: no tick until the device fires */
+	bool idle;                        /* between idle enter and exit (read remotely) */
+	bool stopped;                     /* skipping: no tick until the device fires
+	                                     (read remotely) */
 	bool softirq_pending;             /* timers may be due: run on irq exit */
 	bool restarted;                   /* an interrupt ended a skip: irq exit
 	                                     programs the busy tick */

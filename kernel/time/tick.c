@@ -226,7 +226,7 @@ static void program_busy_oneshot(struct tick_cpu *tc, uint64_t now)
 static int start_device(struct tick_cpu *tc)
 {
 	uint64_t now = ktime_get_ns();
-	tc->stopped = false;
+	WRITE_ONCE(tc->stopped, false);
 	tc->programmed_ns = 0;
 	if (tc->mode == TICK_MODE_TICKLESS) {
 		int ret = clockevents_set_oneshot(tc->dev);
@@ -424,15 +424,15 @@ int tick_switch(struct tick_cpu *tc, struct clock_event_device *dev, enum tick_m
 		if (old != dev)
 			clockevents_shutdown(old);
 	}
-	tc->dev = dev;
-	tc->mode = mode;
+	WRITE_ONCE(tc->dev, dev);
+	WRITE_ONCE(tc->mode, mode);
 	dev->event_handler = tick_handle_event;
 	int ret = start_device(tc);
 	if (ret != 0 && old) {
 		if (old != dev)
 			clockevents_shutdown(dev);
-		tc->dev = old;
-		tc->mode = old_mode;
+		WRITE_ONCE(tc->dev, old);
+		WRITE_ONCE(tc->mode, old_mode);
 		start_device(tc);
 	}
 	/* Nothing is forced to run now: a timer already due keeps the tick
@@ -573,7 +573,8 @@ int tick_set_hz(unsigned hz)
 	timer_wheel_remap(jiffies, remap_expiry, &c);
 	jiffies_period_ns = c.new_period;
 	tc->last_jiffy_ns = jiffies_last_ns;
-	tick_hz = tc->hz = hz;
+	WRITE_ONCE(tc->hz, hz);
+	tick_hz = hz;
 	tc->period_ns = c.new_period;
 	spin_unlock(&jiffies_lock);
 	if (tc->dev)
@@ -589,11 +590,16 @@ void tick_secondary_start(struct clock_event_device *dev, enum tick_mode mode, u
 {
 	struct tick_cpu *tc = this_tick();
 	unsigned long f = arch_irq_save();
-	struct clock_event_device *old = tc->dev;
-	memset(tc, 0, sizeof(*tc));
-	tc->dev = old;                  /* tick_switch stops it if it changes */
-	tc->hz = hz;
-	tc->period_ns = NSEC_PER_SEC / hz;
+	/* Afresh, but the device kept (tick_switch stops it if it changes)
+	 * and never seen missing: other CPUs read dev, mode and idle without
+	 * a lock (tick_smp.c), and a transient NULL would read as a CPU with
+	 * no tick.  The whole struct is written from a copy, each of those
+	 * fields with the value it had or its new one.  A `recheck` another
+	 * CPU set meanwhile is cleared: tick_switch programs the device from
+	 * the heap as it is now. */
+	struct tick_cpu fresh = { .dev = tc->dev, .mode = tc->mode, .hz = hz,
+	                          .period_ns = NSEC_PER_SEC / hz };
+	*tc = fresh;
 	tick_sync_jiffies(tc);
 	tick_switch(tc, dev, mode);
 	arch_irq_restore(f);
@@ -604,7 +610,7 @@ void tick_secondary_start(struct clock_event_device *dev, enum tick_mode mode, u
 void tick_start(struct clock_event_device *dev, enum tick_mode mode)
 {
 	struct tick_cpu *tc = this_tick();
-	tc->hz = tick_hz;
+	WRITE_ONCE(tc->hz, tick_hz);
 	tc->period_ns = period_for(tick_hz);
 	hrtimer_first_changed = hrtimer_changed;
 	hrtimer_clock_ns = ktime_get_ns;    /* what class slack counts from */

@@ -171,10 +171,10 @@ static uint64_t stop_tick_if_worth_it(struct tick_cpu *tc, uint64_t now)
 		 * first lost the race in QEMU (the boot CPU skipped through a
 		 * busy second of CPU 1's: its LAPIC write let CPU 1 run in
 		 * between). */
-		tc->stopped = true;
+		WRITE_ONCE(tc->stopped, true);
 		__atomic_thread_fence(__ATOMIC_SEQ_CST);
 		if (tick_others_busy()) {
-			tc->stopped = false;
+			WRITE_ONCE(tc->stopped, false);
 			return 0;
 		}
 		uint64_t skip = 0;
@@ -188,12 +188,12 @@ static uint64_t stop_tick_if_worth_it(struct tick_cpu *tc, uint64_t now)
 		skip = next <= tc->last_jiffy_ns ? 1 :
 		       (next - tc->last_jiffy_ns) / tc->period_ns;
 		if (skip <= TICK_DYNTICK_MIN_SKIP) {
-			tc->stopped = false;
+			WRITE_ONCE(tc->stopped, false);
 			return 0;       /* not worth it: keep ticking */
 		}
 		/* LAB dyntick: STUB
 		lab_not_implemented("dyntick");
-		tc->stopped = false;
+		WRITE_ONCE(tc->stopped, false);
 		return 0;
 		   LAB dyntick: END */
 		/* Never more than the patch's maximum, the device's reach in
@@ -236,7 +236,7 @@ static uint64_t stop_tick_if_worth_it(struct tick_cpu *tc, uint64_t now)
 	 * end that much past its deadline (under -icount, 27 us of lateness
 	 * in every hrtimer that ended a skip). */
 	tick_program_oneshot(tc, next, ktime_get_ns());
-	tc->stopped = true;
+	WRITE_ONCE(tc->stopped, true);
 	/* A CPU with its tick stopped cannot keep jiffies: give them up; the
 	 * next CPU whose tick fires takes them (tick.c). */
 	tick_release_jiffies();
@@ -258,7 +258,14 @@ void tick_idle_enter(void)
 	uint64_t now = timekeeping_update();
 	tick_update_jiffies(tc, now);
 	wakeups_idle_enter(now);
-	tc->idle = true;
+	/* Idle, then read the queues (stop_tick_if_worth_it): pairs with
+	 * tick_kick_remote*, which queues a timer, fences, then reads this
+	 * flag, so either it sees us idle and kicks, or we see its timer.  A
+	 * store then a load: only a full fence orders them (the queues'
+	 * lock is taken with acquire only; on x86 its xchg would do, but the
+	 * time core is portable). */
+	WRITE_ONCE(tc->idle, true);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	tc->skip_limit = TICK_LIMIT_NONE;
 	uint64_t until = stop_tick_if_worth_it(tc, now);
 	if (trace_on()) {
@@ -295,7 +302,7 @@ static void tick_restart(struct tick_cpu *tc, unsigned vector)
 	tc->ticks_skipped += slept;
 	if (slept > tc->longest_skip)
 		tc->longest_skip = slept;
-	tc->stopped = false;
+	WRITE_ONCE(tc->stopped, false);
 	/* Dyntick: the 2005 dyntick patch's rule, back to one tick per period
 	 * at once.  Tickless: tick_irq_exit() programs the next tick once the
 	 * handler has run (not now: the device's interrupt being handled was
@@ -320,7 +327,7 @@ static void tick_restart(struct tick_cpu *tc, unsigned vector)
 		 * (one of them may be asleep again already) made the CPUs wake
 		 * each other 2,000 times a second with the boot CPU on the PIT. */
 		if (!arch_vector_is_kick(vector) && tick_others_stopped()) {
-			tc->idle = false;
+			WRITE_ONCE(tc->idle, false);
 			tick_wake_stopped_others();
 		}
 	}
@@ -360,7 +367,7 @@ bool tick_idle_abandon(void)
 		return tc->irqs != tc->irqs_at_idle;
 	if (!wakeups_idle_abandon())
 		return false;
-	tc->idle = false;
+	WRITE_ONCE(tc->idle, false);
 	return true;
 }
 
@@ -371,6 +378,6 @@ void tick_idle_exit(void)
 	struct tick_cpu *tc = this_tick();
 	if (!tc->dev)
 		return;
-	tc->idle = false;
+	WRITE_ONCE(tc->idle, false);
 	wakeups_idle_exit(ktime_get_ns());
 }
