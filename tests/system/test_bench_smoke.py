@@ -100,7 +100,11 @@ def test_bench_quick_run_writes_table_csv_and_pictures():
         lat = {k: num(row, f"lat_{k}_us") for k in ("min", "avg", "p50", "p99", "max")}
         assert 0 <= lat["min"] <= lat["p50"] <= lat["p99"] <= lat["max"], lat
         assert lat["min"] <= lat["avg"] <= lat["max"], lat
-        assert lat["p99"] < 20_000, lat         # lull's histogram ends at 20 ms
+        # lull's histogram ends at 20 ms: a figure there means "20 ms or
+        # more".  A loaded host reaches it (a fresh-clone run with a busy
+        # loop on one of the two cores: periodic p99 at the end, max 46 ms);
+        # beyond it a figure would not be the histogram's.
+        assert lat["p99"] <= 20_000, lat
         # Sleeps are timed from the host, Enter to prompt, less the same
         # for `sleep 0` (sleep_base_ms).  Guest time follows the host's here,
         # so a sleep lasts at least its length: the overshoot is never below
