@@ -382,6 +382,37 @@ static void test_stale_event_is_armed_again(void **state)
 	host_irqs_disabled = false;
 }
 
+/* A caller that read the time, then waited (for a lock, or stopped by the
+ * host) before programming: the device counts from when it is written, so
+ * the delta must count from the clock read there, not from the caller's
+ * stale `now`, or the event comes late by the wait.  (Found by `stress`
+ * on four CPUs under icount: 2.4 ms between a caller's read and the write,
+ * an hrtimer run 2 ms late while its CPU ran.) */
+static void test_program_counts_from_the_clock_not_a_stale_now(void **state)
+{
+	(void)state;
+	static struct fake_counter gi;
+	static struct fake_clockevent d;
+	fake_counter_init(&gi, "gi", 300, 1000000000, 64);     /* 1 GHz: 1 count per ns */
+	gi.value = 5 * NSEC_PER_SEC;
+	assert_int_equal(clocksource_register(&gi.cs), 0);
+	fake_clockevent_init(&d, "dev", 100, CLOCK_EVT_FEAT_ONESHOT, 1000000000, 1, 0xFFFFFFFF);
+	assert_int_equal(clockevents_register(&d.dev), 0);
+	host_irqs_disabled = true;
+	assert_int_equal(clockevents_set_oneshot(&d.dev), 0);
+	uint64_t stale = ktime_get_ns();
+	gi.value += 3 * NSEC_PER_MSEC;              /* the caller waited 3 ms */
+	assert_int_equal(clockevents_program_event(&d.dev, stale + 10 * NSEC_PER_MSEC, stale), 0);
+	assert_true(d.ticks[0] == 7 * NSEC_PER_MSEC);   /* what is left, not 10 ms */
+	assert_true(d.dev.next_event_ns == stale + 10 * NSEC_PER_MSEC);
+	/* A now_ns ahead of the clock (no clock behind ktime_get_ns, as in
+	 * the tests that give the time by hand) still counts from now_ns. */
+	uint64_t ahead = ktime_get_ns() + NSEC_PER_SEC;
+	assert_int_equal(clockevents_program_event(&d.dev, ahead + NSEC_PER_MSEC, ahead), 0);
+	assert_true(d.ticks[1] == NSEC_PER_MSEC);
+	host_irqs_disabled = false;
+}
+
 /* What clockevents_update_freq derives for `d` at freq_hz, from a fresh
  * device with the same limits registered at that rate. */
 static void check_derived_at(const struct clock_event_device *d, uint64_t freq_hz)
@@ -559,6 +590,8 @@ int main(void)
 		cmocka_unit_test_setup(test_a_cpu_device_follows_its_rate_source, fresh_clock_registry),
 		cmocka_unit_test_setup(test_periodic_count, fresh_clock_registry),
 		cmocka_unit_test_setup(test_stale_event_is_armed_again, fresh_clock_registry),
+		cmocka_unit_test_setup(test_program_counts_from_the_clock_not_a_stale_now,
+		                       fresh_clock_registry),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
