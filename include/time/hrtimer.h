@@ -145,8 +145,10 @@ void hrtimer_bases_init(void);
  * timer fires on that CPU; hrtimer_start_on moves it to CPU `cpu`'s heap
  * (panics if that CPU is not online; returns as hrtimer_start).
  * When that makes another CPU's earliest deadline earlier,
- * hrtimer_armed_remote(cpu) is called afterwards (the tick sets it: that
- * CPU may be asleep, its device programmed for later). */
+ * hrtimer_armed_remote(cpu) is called (the tick sets it: that CPU may be
+ * asleep, or awake with its device programmed for later).  It is called
+ * with interrupts off and that CPU's heap still locked, so that whoever
+ * finds the new timer there finds it told: it must not take that lock. */
 int hrtimer_start_on(struct hrtimer *t, uint64_t expires_ns, unsigned cpu);
 int hrtimer_start_range_ns_on(struct hrtimer *t, uint64_t expires_ns, uint64_t slack_ns, unsigned cpu);
 extern void (*hrtimer_armed_remote)(unsigned cpu);

@@ -299,14 +299,16 @@ static int hrtimer_start_window_on(struct hrtimer *t, uint64_t expires_ns, uint6
 	 * was told; a later first deadline costs one early, empty interrupt. */
 	bool here = cpu == arch_this_cpu_id();
 	uint64_t first = sooner ? first_hard(to) : 0;
+	/* Another CPU's: told while its heap is still locked, so that no one
+	 * there sees the new earliest timer before it is told (hrtimer.h). */
+	if (sooner && !here && hrtimer_armed_remote)
+		hrtimer_armed_remote(cpu);
 	spin_unlock_two(&from->lock, &to->lock);
 	/* The hook runs with interrupts still off but no lock held: it may
 	 * look at the heap again. */
 	if (sooner && here && hrtimer_first_changed)
 		hrtimer_first_changed(first);
 	arch_irq_restore(flags);
-	if (sooner && !here && hrtimer_armed_remote)
-		hrtimer_armed_remote(cpu);
 	return ret;
 }
 
@@ -321,12 +323,12 @@ static int hrtimer_start_window(struct hrtimer *t, uint64_t expires_ns, uint64_t
 		ret = was;
 	bool here = b->cpu == arch_this_cpu_id();
 	uint64_t first = sooner ? first_hard(b) : 0;
+	if (sooner && !here && hrtimer_armed_remote)
+		hrtimer_armed_remote(b->cpu);   /* heap locked, as above */
 	spin_unlock(&b->lock);
 	if (sooner && here && hrtimer_first_changed)
 		hrtimer_first_changed(first);
 	arch_irq_restore(flags);
-	if (sooner && !here && hrtimer_armed_remote)
-		hrtimer_armed_remote(b->cpu);
 	return ret;
 }
 

@@ -340,13 +340,18 @@ static void tick_kick_remote(unsigned cpu)
 static void tick_kick_remote_hr(unsigned cpu)
 {
 	struct tick_cpu *tc = arch_tick_of(cpu);
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);        /* as in tick_kick_remote */
-	if (READ_ONCE(tc->idle)) {
-		arch_kick_cpu(cpu);
-	} else if (READ_ONCE(tc->mode) == TICK_MODE_TICKLESS) {
+	/* Flagged whether it looks idle or not: a CPU seen idle here may be
+	 * on its way out, its device already programmed from a look at its
+	 * heap that came before this timer; the kick then lands on an awake
+	 * CPU, and only the flag makes its irq exit program again.  Set
+	 * while the hrtimer core still holds that CPU's heap locked
+	 * (hrtimer.h), so whoever finds the timer there finds the flag. */
+	bool tickless = READ_ONCE(tc->mode) == TICK_MODE_TICKLESS;
+	if (tickless)
 		__atomic_store_n(&tc->recheck, true, __ATOMIC_RELEASE);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);        /* as in tick_kick_remote */
+	if (READ_ONCE(tc->idle) || tickless)
 		arch_kick_cpu(cpu);
-	}
 }
 
 /* ----------------------------------------------- which device */
