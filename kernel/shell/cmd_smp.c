@@ -43,6 +43,17 @@ _Static_assert(STRESS_HRTIMERS + 16 <= HRTIMER_MAX, "room on one CPU for every s
  * reads (`stall`); a callback later than that plus this bound fails, so a
  * lost interrupt or a timer forgotten for a second still does. */
 #define STRESS_LATE_BOUND_MS 100
+/* The tight judgement is of what lull controls, not of when the emulator
+ * delivers an interrupt: in tickless mode a CPU's device must be armed for
+ * no later than its earliest hrtimer, so a CPU that runs with interrupts
+ * on while an hrtimer of its own is due, its device armed for later, lost
+ * that timer (issue 31, defect 4: an hrtimer armed from another CPU waited
+ * for this one's next tick, for milliseconds).  Each arming loop looks
+ * before every step.  Neither a host stop nor a late interrupt from the
+ * emulator can fail it: both leave the device armed in time.  A deadline
+ * that passed while the device was written is armed again as soon as the
+ * device can (tick_program_oneshot), and that counts as in time. */
+#define STRESS_UNARMED_BOUND_US 100
 
 /* ---------------------------------------------------------- timeron */
 
@@ -187,6 +198,12 @@ static struct {
 	/* Each CPU's longest gap between two clock reads of its arming loop:
 	 * interrupts it ran, locks it waited for, and its host stopping it. */
 	uint64_t stall_ns[NR_CPUS];
+	/* Each CPU's looks at its own device (tickless mode only), the
+	 * longest it found a due hrtimer with the device armed for later,
+	 * and how many looks found that for longer than the bound. */
+	uint32_t device_checks[NR_CPUS];
+	uint64_t unarmed_ns[NR_CPUS];
+	uint32_t unarmed_over[NR_CPUS];
 	volatile unsigned running;      /* CPUs still arming */
 } stress;
 
@@ -326,16 +343,54 @@ static void stress_step(uint32_t *rnd)
 	spin_unlock_irqrestore(&s->lock, f);
 }
 
+/* On this CPU, in tickless mode: how far past the deadline of its
+ * earliest hrtimer `now` is while its device is armed for later than that
+ * deadline, no kick is on its way to arm it again, and no missed deadline
+ * is being handled (0: armed in time, told, or nothing due).  Interrupts
+ * off while it looks: the tick's own record of the device is rewritten by
+ * interrupts.  A timer armed here from another CPU is flagged
+ * (tick->recheck) before its heap is unlocked (hrtimer.h), and the heap is
+ * looked at first, so a timer seen here whose kick has not come yet is
+ * seen flagged.  softirq_pending outside an interrupt: a deadline passed
+ * as the device was written, and it is armed for the soonest it can do. */
+static uint64_t stress_device_behind(struct tick_cpu *tc, uint64_t now)
+{
+	uint64_t first, behind = 0;
+	unsigned long f = arch_irq_save();
+	if (tc->dev->state == CLOCK_EVT_STATE_ONESHOT && !tc->softirq_pending &&
+	    hrtimer_next_expiry(&first) && first < now &&
+	    !__atomic_load_n(&tc->recheck, __ATOMIC_ACQUIRE) &&
+	    (tc->programmed_ns == 0 || tc->programmed_ns > first))
+		behind = now - first;
+	arch_irq_restore(f);
+	return behind;
+}
+
+static void stress_check_device(unsigned cpu, uint64_t now)
+{
+	struct tick_cpu *tc = this_tick();
+	if (!tc->dev || READ_ONCE(tc->mode) != TICK_MODE_TICKLESS)
+		return;
+	stress.device_checks[cpu]++;
+	uint64_t behind = stress_device_behind(tc, now);
+	if (behind > stress.unarmed_ns[cpu])
+		stress.unarmed_ns[cpu] = behind;
+	if (behind > STRESS_UNARMED_BOUND_US * NSEC_PER_USEC)
+		stress.unarmed_over[cpu]++;
+}
+
 static void stress_worker(void *arg)
 {
 	uint32_t rnd = 0x9E3779B9u ^ ((uint32_t)(uintptr_t)arg * 2654435761u) ^
 	               (uint32_t)ktime_get_ns();
 	if (!rnd)
 		rnd = 1;
-	uint64_t *stall = &stress.stall_ns[this_cpu()->index];
+	unsigned cpu = this_cpu()->index;
+	uint64_t *stall = &stress.stall_ns[cpu];
 	for (uint64_t last = ktime_get_ns(), now; (now = ktime_get_ns()) < stress.end_ns; last = now) {
 		if (now - last > *stall)
 			*stall = now - last;
+		stress_check_device(cpu, now);
 		stress_step(&rnd);
 	}
 	/* The boot CPU may be asleep waiting for the last one: wake it. */
@@ -381,6 +436,9 @@ int cmd_stress(int argc, char **argv)
 	for (unsigned i = 0; i < NR_CPUS; i++) {
 		stress_rnd[i] = 0x2545F491u * (i + 1);
 		stress.stall_ns[i] = 0;
+		stress.device_checks[i] = 0;
+		stress.unarmed_ns[i] = 0;
+		stress.unarmed_over[i] = 0;
 	}
 	stress.end_ns = ktime_get_ns() + (uint64_t)s * NSEC_PER_SEC;
 	irq_test_hook = stress_irq_hook;
@@ -422,10 +480,26 @@ int cmd_stress(int argc, char **argv)
 	        fmt_fixed(late, sizeof(late), stress.worst_late_ns / 1000, 3), stress.worst_late_jiffies,
 	        stress.too_late, STRESS_LATE_BOUND_MS,
 	        fmt_fixed(stalled, sizeof(stalled), stall / 1000, 3));
+	uint64_t unarmed = 0;
+	uint32_t checks = 0, unarmed_over = 0;
+	for (unsigned i = 0; i < cpus_online; i++) {
+		checks += stress.device_checks[i];
+		unarmed_over += stress.unarmed_over[i];
+		if (stress.unarmed_ns[i] > unarmed)
+			unarmed = stress.unarmed_ns[i];
+	}
+	kprintf("stress: %u looks at a CPU's own device (tickless only): a due hrtimer with the "
+	        "device armed for later for at most %s ms; %u such looks past %u us\n",
+	        checks, fmt_fixed(late, sizeof(late), unarmed / 1000, 3), unarmed_over,
+	        STRESS_UNARMED_BOUND_US);
 	if (too_late)
 		kprintf("error: stress: a callback ran %llu ms after its deadline, more than %u ms "
 		        "beyond the longest stall\n",
 		        (unsigned long long)(latest / NSEC_PER_MSEC), STRESS_LATE_BOUND_MS);
+	if (unarmed_over)
+		kprintf("error: stress: a CPU ran %s ms past a due hrtimer of its own with its "
+		        "device armed for later\n",
+		        fmt_fixed(late, sizeof(late), unarmed / 1000, 3));
 	for (unsigned i = 0; i < ARRAY_SIZE(stress.t); i++) {
 		if (stress.t[i].hr)
 			hrtimer_cancel(&stress.t[i].hrt);
@@ -439,7 +513,7 @@ int cmd_stress(int argc, char **argv)
 		        (int)(stress.arms - ended), pending, owed, STRESS_DRAIN_MS);
 		return -EIO;
 	}
-	if (too_late)
+	if (too_late || unarmed_over)
 		return -EIO;
 	kprintf("stress: ok\n");
 	return 0;
