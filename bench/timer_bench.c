@@ -68,6 +68,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "time/jiffies.h"
+#include "time/percpu.h"
 #include "time/timer.h"
 
 #if __has_include(<valgrind/callgrind.h>)
@@ -849,7 +850,7 @@ static void wheels_compare(unsigned n)
 		for (unsigned q = 0; q < 100000; q++)
 			timer_next_expiry(&next);
 		double query = (double)(now_ns() - t0) / 100000;
-		struct timer_base *w = arch_timer_base(0);
+		struct timer_base *w = time_timer_base(0);
 		uint64_t worst_ns = 0;
 		uint32_t worst_work = 0;
 		for (uint32_t j = 0; j < (1u << 16); j++) {

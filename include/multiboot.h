@@ -99,7 +99,7 @@ struct boot_mmap_entry {
  * there, every string ends within MULTIBOOT_STRING_MAX, every memory-map
  * entry lies inside the map.  A part that fails a check is dropped (its
  * flag cleared) with one "multiboot: ..." line.  Read by the shell's `mem`
- * and `cmdline` commands and by kernel/arch/smp.c. */
+ * and `cmdline` commands and by kernel/smp_boot.c. */
 struct boot_info {
 	unsigned protocol;                      /* 1 or 2: which Multiboot */
 	uint32_t info_addr, info_size;          /* the loader's block itself */

@@ -19,7 +19,7 @@
 #define LULL_SPINLOCK_H
 
 #include "compiler.h"
-#include "time/arch.h"
+#include "arch/irqflags.h"
 
 typedef struct {
 	volatile uint32_t locked;       /* 0 free, 1 held */

@@ -19,6 +19,7 @@
 #include "panic.h"
 #include "arch/paging.h"
 #include "arch/smp.h"
+#include "smp_boot.h"
 #include "selftest.h"
 #include "shell/shell.h"
 #include "drivers/timer/acpi_pm.h"

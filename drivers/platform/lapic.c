@@ -130,7 +130,7 @@ int lapic_init(void)
 	return 0;           /* drivers/timer/lapic.c prints the line, with its timer */
 }
 
-/* --- IDs and inter-processor interrupts (10.6), for kernel/arch/smp.c --- */
+/* --- IDs and inter-processor interrupts (10.6), for kernel/smp_boot.c and kernel/arch/smp.c --- */
 
 #define LAPIC_ID_SHIFT          24
 #define ICR_DELIVERY_FIXED      (0u << 8)   /* 10.6.1: the vector, to the APIC named */

@@ -53,11 +53,20 @@
 #define TSC_DEADLINE_MAX_DELTA  (1ULL << 62)
 
 static bool timer_stopped_for_good; /* lapic_timer_stop() was called */
+/* Each CPU has its own local APIC timer: its owner (below) and, on an AP,
+ * its own clock event device (lapic_timer_this_ap), indexed by the CPU's
+ * number and touched only by that CPU. */
+struct lapic_timer_cpu {
+	struct clock_event_device *owner;
+	struct clock_event_device ap_dev;
+};
+static struct lapic_timer_cpu timer_cpus[NR_CPUS];
+
 /* "lapic" and "tsc-deadline" share the LVT timer entry and its vector:
  * the one that programmed it last gets the interrupts, and only it may
  * stop it (the tick code may start the new device before stopping the old).
- * Each CPU has its own timer, so each its own owner, in its struct cpu. */
-#define timer_owner (this_cpu()->lapic_timer_owner)
+ * Each CPU has its own timer, so each its own owner. */
+#define timer_owner (timer_cpus[this_cpu()->index].owner)
 
 static void lapic_timer_irq(void *ctx)
 {
@@ -271,7 +280,7 @@ struct clock_event_device *lapic_timer_this_ap(void)
 {
 	if (!lapic_clockevent.mult)
 		return NULL;
-	struct clock_event_device *dev = &this_cpu()->lapic_timer;
+	struct clock_event_device *dev = &timer_cpus[this_cpu()->index].ap_dev;
 	if (!dev->mult) {
 		/* Divide as on the boot CPU: after INIT the divider is 2
 		 * (divide configuration 0, SDM 10.5.4), eight times faster

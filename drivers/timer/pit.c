@@ -12,6 +12,7 @@
  * 4, 5.  The firmware leaves channel 0 ticking at 18.2 Hz; we stop it first
  * thing, since an unused timer must not keep running (QUIRK below).
  */
+#include "delay.h"
 #include "lab.h"
 #include "drivers/timer/pit.h"
 #include "time/calibrate.h"
@@ -453,6 +454,7 @@ int pit_init(void)
 	}
 	kprintf("pit: stopped the firmware's 18.2 Hz tick\n");
 	calibrate_set_stopwatch(&pit_ch2_stopwatch);
+	delay_set_fallback(pit_ch2_wait_us);    /* waits before a clocksource runs */
 	int rc = clocksource_register(&pit_clocksource);
 	if (rc) {
 		kprintf("pit: not used: the time core refused it (error %d)\n", rc);

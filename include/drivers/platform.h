@@ -49,7 +49,7 @@ bool i8042_fake_key_byte(uint8_t byte);
 /* drivers/platform/lapic.c — the local APIC, this CPU's interrupt
  * controller.  lapic_init maps it and puts the boot CPU's in virtual wire
  * mode (0, or -ENODEV after one line); the rest is for the timer driver
- * and kernel/arch/smp.c: its registers, EOI, this CPU's APIC ID, IPIs
+ * and kernel/smp_boot.c: its registers, EOI, this CPU's APIC ID, IPIs
  * (INIT, start-up at page_phys, or a vector: 0, or -ETIME if the APIC never
  * took it), and an AP's own APIC set up once it runs. */
 int lapic_init(void);

@@ -7,26 +7,13 @@
 #define LULL_TIME_ARCH_H
 
 #include "../compiler.h"
-
-/* Disable interrupts and return a token that restores exactly the previous
- * state.  The time core is uniprocessor-safe by doing this around every
- * change to a shared structure. */
-unsigned long arch_irq_save(void);
-void arch_irq_restore(unsigned long flags);
-
-/* Turn interrupts on / off unconditionally: the tick code runs expired
- * timers with interrupts on, from inside an interrupt handler's exit path. */
-void arch_irq_enable(void);
-void arch_irq_disable(void);
+/* Interrupts off around every change to a structure an interrupt handler
+ * shares (arch_irq_save and the rest), and spinlocks between CPUs. */
+#include "../arch/irqflags.h"
 
 /* A free-running cycle counter for measuring short stretches of code
  * (the TSC on x86; 0 where the CPU has none).  include/time/path.h. */
 uint64_t arch_cycles(void);
-
-/* This CPU's tick state (include/time/tick.h): the kernel keeps one in
- * each CPU's struct cpu; the host tests one per thread. */
-struct tick_cpu;
-struct tick_cpu *arch_this_tick(void);
 
 /* This CPU's index: 0 is the boot CPU (the kernel's struct cpu index; in
  * the host tests, what the thread set in host_cpu_id). */
@@ -34,17 +21,6 @@ unsigned arch_this_cpu_id(void);
 
 /* The CPUs the time core may use: 0 .. arch_nr_cpus() - 1, all online. */
 unsigned arch_nr_cpus(void);
-
-/* CPU `cpu`'s tick state, timer wheel, hrtimer queue and wakeup counts
- * (the kernel keeps them in its struct cpu; the host tests in an array of
- * fake CPUs). */
-struct timer_base;
-struct hrtimer_base;
-struct tick_cpu *arch_tick_of(unsigned cpu);
-struct timer_base *arch_timer_base(unsigned cpu);
-struct hrtimer_base *arch_hrtimer_base(unsigned cpu);
-struct wakeup_cpu;
-struct wakeup_cpu *arch_wakeups_of(unsigned cpu);
 
 /* Make CPU `cpu` (not this one) take an interrupt soon, so an idle CPU
  * wakes and looks at its timers again (the kernel: an IPI). */

@@ -55,8 +55,8 @@ struct hrtimer_run_frame {
 	struct hrtimer_run_frame *outer;
 };
 
-/* One CPU's heap: every CPU has its own (the kernel keeps it in the CPU's
- * struct cpu; arch_hrtimer_base finds it), under its own lock.  Only
+/* One CPU's heap: every CPU has its own (in the time core's struct
+ * time_cpu; time_hrtimer_base finds it, percpu.h), under its own lock.  Only
  * kernel/time/hrtimer.c looks inside. */
 struct hrtimer_base {
 	spinlock_t lock;

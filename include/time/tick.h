@@ -55,7 +55,7 @@ enum tick_limit {
  *     loop and interrupt exit), except `recheck`, which another CPU sets.
  *   - Other CPUs read, without a lock: dev, mode and idle (tick_smp.c,
  *     dyntick's "is anyone busy"; tick_kick_remote*), stopped (tick_smp.c),
- *     mode and hz (kernel/arch/smp.c, an AP following CPU 0).  Those are
+ *     mode and hz (kernel/smp_boot.c, an AP following CPU 0).  Those are
  *     written with WRITE_ONCE and read with READ_ONCE; the fences that
  *     order them against a timer queue are where they are read (tick.c's
  *     tick_kick_remote, tick_smp.c) and written (tick_sched.c's idle entry).
@@ -101,14 +101,16 @@ struct tick_cpu {
 	struct path_cpu path;             /* the interrupt path's stamps (time/path.h) */
 };
 
-static inline struct tick_cpu *this_tick(void) { return arch_this_tick(); }
+/* This CPU's (kernel/time/percpu.c). */
+struct tick_cpu *this_tick(void);
 
 /* An AP's tick, on its own device, in the boot CPU's mode and rate
- * (kernel/arch/smp.c calls it on the AP whenever they change): the same
- * tick as the boot CPU's, running the AP's own timers. */
+ * (kernel/smp_boot.c calls tick_secondary_follow on the AP whenever they
+ * change): the same tick as the boot CPU's, running the AP's own timers. */
 void tick_secondary_start(struct clock_event_device *dev, enum tick_mode mode, unsigned hz);
+void tick_secondary_follow(struct clock_event_device *dev);
 
-/* What the boot CPU's tick tells the other CPUs.  kernel/arch/smp.c
+/* What the boot CPU's tick tells the other CPUs.  kernel/smp_boot.c
  * registers it (a registered hook, not a call, so the time core calls
  * nothing above it); without it there is one CPU.  Called with interrupts
  * off; may be NULL.

@@ -69,8 +69,8 @@ _Static_assert(WHEEL_BUCKETS % BITS_PER_WORD == 0 && WHEEL_BUCKETS < 0xFFFF,
 
 struct wheel_ops;
 
-/* One CPU's wheel: every CPU has its own (the kernel keeps it in the CPU's
- * struct cpu; arch_timer_base finds it), under its own lock.  Only
+/* One CPU's wheel: every CPU has its own (in the time core's struct
+ * time_cpu; time_timer_base finds it, percpu.h), under its own lock.  Only
  * kernel/time/timer.c looks inside. */
 struct timer_base {
 	spinlock_t lock;

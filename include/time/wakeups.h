@@ -7,8 +7,8 @@
  * (by device name).  Also kept: how long each sleep lasted and how much of
  * the time the CPU spent halted.
  *
- * Every CPU keeps its own (struct wakeup_cpu, in its struct cpu: the
- * time/arch.h hook arch_wakeups_of), written only by that CPU with its
+ * Every CPU keeps its own (struct wakeup_cpu, in the time core's struct
+ * time_cpu: time_wakeups_of, percpu.h), written only by that CPU with its
  * interrupts off, under its own lock so that another CPU can copy or
  * reset it whole; the commands report each CPU and the sum.
  */

@@ -1,6 +1,6 @@
 /* kernel/shell/cmd_platform.c — shell commands that show what the platform
  * drivers found: `acpi` (the firmware's tables), `date` (the CMOS clock)
- * and `cpus` (the processors kernel/arch/smp.c started).
+ * and `cpus` (the processors kernel/smp_boot.c started).
  *
  * The drivers only collect: acpi_init keeps the list of tables and the
  * values lull uses (struct acpi_info), rtc_read returns the time.  Printing
@@ -12,6 +12,7 @@
 #include "drivers/timer/rtc.h"
 #include "kprintf.h"
 #include "arch/smp.h"
+#include "time/percpu.h"
 #include "time/tick.h"
 #include "time/timekeeping.h"
 #include "time/wakeups.h"
@@ -105,7 +106,7 @@ int cmd_cpus(int argc, char **argv)
 	for (unsigned i = 0; i < cpus_online; i++) {
 		const struct cpu *c = &cpus[i];
 		char tick[48], rate[FMT_FIXED_SIZE];
-		const struct tick_cpu *t = i == 0 ? tc : &c->tick;
+		const struct tick_cpu *t = i == 0 ? tc : time_tick_of(i);
 		if (!t->dev)
 			ksnprintf(tick, sizeof(tick), "none");
 		else            /* the boot CPU runs this command: its tick runs */

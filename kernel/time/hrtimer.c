@@ -19,6 +19,7 @@
  * Equal deadlines are fine: the heap order is "not earlier than", so ties
  * come out in some order and every one of them fires.
  */
+#include "time/percpu.h"
 #include "time/hrtimer.h"
 #include "time/arch.h"
 #include "time/path.h"
@@ -143,7 +144,7 @@ static bool hrtimer_firing(const struct hrtimer_base *b, const struct hrtimer *t
 
 static struct hrtimer_base *this_base(void)
 {
-	return arch_hrtimer_base(arch_this_cpu_id());
+	return time_hrtimer_base(arch_this_cpu_id());
 }
 
 /* Lock the heap t is on (t->base changes only with both the old and the
@@ -170,7 +171,7 @@ void (*hrtimer_armed_remote)(unsigned cpu);
 void hrtimer_init(struct hrtimer *t, enum hrtimer_restart (*fn)(struct hrtimer *), const char *name)
 {
 	for (unsigned cpu = 0; cpu < arch_nr_cpus(); cpu++) {
-		struct hrtimer_base *b = arch_hrtimer_base(cpu);
+		struct hrtimer_base *b = time_hrtimer_base(cpu);
 		unsigned long flags = spin_lock_irqsave(&b->lock);
 		bool held = heap_holds(b, t), firing = hrtimer_firing(b, t);
 		spin_unlock_irqrestore(&b->lock, flags);
@@ -273,7 +274,7 @@ static int hrtimer_start_window_on(struct hrtimer *t, uint64_t expires_ns, uint6
 	if (cpu >= arch_nr_cpus())
 		panic("hrtimer_start_on: %s for CPU %u, which is not online",
 		      t->name ? t->name : "?", cpu);
-	struct hrtimer_base *to = arch_hrtimer_base(cpu), *from;
+	struct hrtimer_base *to = time_hrtimer_base(cpu), *from;
 	unsigned long flags = arch_irq_save();
 	for (;;) {
 		from = READ_ONCE(t->base);
@@ -427,7 +428,7 @@ uint64_t hrtimer_forward(struct hrtimer *t, uint64_t now_ns, uint64_t interval_n
 
 bool hrtimer_next_expiry_on(unsigned cpu, uint64_t *expires_ns, const char **name)
 {
-	struct hrtimer_base *b = arch_hrtimer_base(cpu);
+	struct hrtimer_base *b = time_hrtimer_base(cpu);
 	unsigned long flags = spin_lock_irqsave(&b->lock);
 	bool any = b->size > 0;
 	if (any) {
@@ -497,7 +498,7 @@ const char *hrtimer_next_name(void)
 
 unsigned hrtimer_count_on(unsigned cpu)
 {
-	return READ_ONCE(arch_hrtimer_base(cpu)->size);
+	return READ_ONCE(time_hrtimer_base(cpu)->size);
 }
 
 unsigned hrtimer_count(void)
@@ -508,7 +509,7 @@ unsigned hrtimer_count(void)
 /* In heap order, which is not deadline order beyond the first. */
 void hrtimer_for_each_on(unsigned cpu, void (*fn)(struct hrtimer *t, void *ctx), void *ctx)
 {
-	struct hrtimer_base *b = arch_hrtimer_base(cpu);
+	struct hrtimer_base *b = time_hrtimer_base(cpu);
 	unsigned long flags = spin_lock_irqsave(&b->lock);
 	for (unsigned i = 0; i < b->size; i++)
 		fn(b->heap[i], ctx);
@@ -525,7 +526,7 @@ void hrtimer_for_each(void (*fn)(struct hrtimer *t, void *ctx), void *ctx)
 void hrtimer_bases_init(void)
 {
 	for (unsigned cpu = 0; cpu < arch_nr_cpus(); cpu++) {
-		struct hrtimer_base *b = arch_hrtimer_base(cpu);
+		struct hrtimer_base *b = time_hrtimer_base(cpu);
 		unsigned long flags = spin_lock_irqsave(&b->lock);
 		for (unsigned i = 0; i < b->size; i++) {
 			b->heap[i]->heap_index = -1;

@@ -2,6 +2,7 @@
  * per stage over the paths in which an hrtimer callback ran
  * (include/time/path.h has the stages and where each one ends). */
 #include "kstring.h"
+#include "time/percpu.h"
 #include "time/arch.h"
 #include "time/path.h"
 #include "time/tick.h"
@@ -67,7 +68,7 @@ void path_record(enum path_stage s)
 void path_reset(void)
 {
 	for (unsigned cpu = 0; cpu < arch_nr_cpus(); cpu++) {
-		struct path_cpu *p = &arch_tick_of(cpu)->path;
+		struct path_cpu *p = &time_tick_of(cpu)->path;
 		memset(p->stamp, 0, sizeof(p->stamp));
 		p->callback = false;
 		p->depth = 0;
@@ -80,7 +81,7 @@ void path_reset(void)
 
 uint64_t path_totals(unsigned cpu, uint64_t cycles[PATH_STAGES], uint64_t slowest[PATH_STAGES])
 {
-	const struct path_cpu *p = &arch_tick_of(cpu)->path;
+	const struct path_cpu *p = &time_tick_of(cpu)->path;
 	memcpy(cycles, p->cycles, sizeof(p->cycles));
 	memcpy(slowest, p->slowest, sizeof(p->slowest));
 	return p->paths;

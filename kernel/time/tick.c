@@ -46,6 +46,7 @@
 #include "lab.h"
 #include "kstring.h"
 #include "spinlock.h"
+#include "time/percpu.h"
 #include "time/arch.h"
 #include "time/clocksource.h"
 #include "time/hrtimer.h"
@@ -318,7 +319,7 @@ static void hrtimer_changed(uint64_t expires)
  * the timer by itself, at its next tick or idle entry. */
 static void tick_kick_remote(unsigned cpu)
 {
-	struct tick_cpu *tc = arch_tick_of(cpu);
+	struct tick_cpu *tc = time_tick_of(cpu);
 	/* The timer is queued (written) before its CPU's idle flag is read;
 	 * that CPU sets the flag before it reads its queue. */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
@@ -339,7 +340,7 @@ static void tick_kick_remote(unsigned cpu)
  * nor does a wheel timer (a jiffy's resolution) on any awake CPU. */
 static void tick_kick_remote_hr(unsigned cpu)
 {
-	struct tick_cpu *tc = arch_tick_of(cpu);
+	struct tick_cpu *tc = time_tick_of(cpu);
 	/* Flagged whether it looks idle or not: a CPU seen idle here may be
 	 * on its way out, its device already programmed from a look at its
 	 * heap that came before this timer; the kick then lands on an awake
@@ -608,6 +609,12 @@ void tick_secondary_start(struct clock_event_device *dev, enum tick_mode mode, u
 	tick_sync_jiffies(tc);
 	tick_switch(tc, dev, mode);
 	arch_irq_restore(f);
+}
+
+void tick_secondary_follow(struct clock_event_device *dev)
+{
+	const struct tick_cpu *boot = time_tick_of(TICK_BOOT_CPU);
+	tick_secondary_start(dev, READ_ONCE(boot->mode), READ_ONCE(boot->hz));
 }
 
 /* ----------------------------------------------- the first start */

@@ -3,7 +3,7 @@
  * Every CPU runs the same tick (tick.c, tick_sched.c) on its own device,
  * with its own timers; the boot CPU's mode and rate are everyone's: an AP
  * follows them with tick_secondary_start() (tick.c) when the `changed` hook that
- * kernel/arch/smp.c registers (tick_set_smp_hooks) tells it to, so this
+ * kernel/smp_boot.c registers (tick_set_smp_hooks) tells it to, so this
  * core calls nothing above it.  The modes on several CPUs:
  *   periodic  every CPU ticks HZ times a second;
  *   dyntick   the 2005 patch's rule: no tick is skipped while any CPU is
@@ -14,6 +14,7 @@
  *   tickless  each idle CPU stops its own tick, whatever the others do.
  */
 #include "kstring.h"
+#include "time/percpu.h"
 #include "time/clockevent.h"
 #include "time/tick.h"
 #include "time/arch.h"
@@ -39,7 +40,7 @@ bool tick_others_busy(void)
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);     /* our own write first (tick_sched.c) */
 	unsigned me = arch_this_cpu_id();
 	for (unsigned cpu = 0; cpu < arch_nr_cpus(); cpu++) {
-		const struct tick_cpu *tc = arch_tick_of(cpu);
+		const struct tick_cpu *tc = time_tick_of(cpu);
 		if (cpu != me && READ_ONCE(tc->dev) && !READ_ONCE(tc->idle))
 			return true;
 	}
@@ -51,7 +52,7 @@ bool tick_others_stopped(void)
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);     /* our own write first (tick_sched.c) */
 	unsigned me = arch_this_cpu_id();
 	for (unsigned cpu = 0; cpu < arch_nr_cpus(); cpu++)
-		if (cpu != me && READ_ONCE(arch_tick_of(cpu)->stopped))
+		if (cpu != me && READ_ONCE(time_tick_of(cpu)->stopped))
 			return true;
 	return false;
 }
@@ -61,7 +62,7 @@ void tick_wake_stopped_others(void)
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);     /* our own write first (tick_sched.c) */
 	unsigned me = arch_this_cpu_id();
 	for (unsigned cpu = 0; cpu < arch_nr_cpus(); cpu++)
-		if (cpu != me && READ_ONCE(arch_tick_of(cpu)->stopped))
+		if (cpu != me && READ_ONCE(time_tick_of(cpu)->stopped))
 			arch_kick_cpu(cpu);
 }
 

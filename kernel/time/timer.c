@@ -86,6 +86,7 @@
  * cascaded and holds the soonest timers; one jiffy later it holds timers a
  * whole turn of that level away, and is searched last.
  */
+#include "time/percpu.h"
 #include "time/timer.h"
 #include "time/jiffies.h"
 #include "time/arch.h"
@@ -400,7 +401,7 @@ static void wheel_reset(struct timer_base *w, uint32_t now)
 /* This CPU's wheel, and CPU `cpu`'s. */
 static struct timer_base *this_base(void)
 {
-	return arch_timer_base(arch_this_cpu_id());
+	return time_timer_base(arch_this_cpu_id());
 }
 
 /* Lock the base t is on (t->base changes only with both the old and the
@@ -473,7 +474,7 @@ enum timer_wheel_kind timer_wheel_current(void)
 void timer_wheel_init(uint32_t now)
 {
 	for (unsigned cpu = 0; cpu < arch_nr_cpus(); cpu++) {
-		struct timer_base *w = arch_timer_base(cpu);
+		struct timer_base *w = time_timer_base(cpu);
 		unsigned long flags = spin_lock_irqsave(&w->lock);
 		if (w->in_run) {
 			spin_unlock(&w->lock);  /* (a test catches the panic) */
@@ -518,7 +519,7 @@ static bool wheel_holds(const struct timer_base *w, const struct timer *t)
 void timer_init(struct timer *t, void (*fn)(struct timer *), const char *name)
 {
 	for (unsigned cpu = 0; cpu < arch_nr_cpus(); cpu++) {
-		struct timer_base *w = arch_timer_base(cpu);
+		struct timer_base *w = time_timer_base(cpu);
 		unsigned long flags = spin_lock_irqsave(&w->lock);
 		bool held = wheel_holds(w, t), firing = t == w->firing;
 		spin_unlock_irqrestore(&w->lock, flags);
@@ -628,7 +629,7 @@ static int timer_mod_window_on(struct timer *t, uint32_t expires, uint32_t hard,
 		panic("timer_mod_on: %s has no function", t->name ? t->name : "?");
 	if (cpu >= arch_nr_cpus())
 		panic("timer_mod_on: %s for CPU %u, which is not online", t->name ? t->name : "?", cpu);
-	struct timer_base *to = arch_timer_base(cpu), *from;
+	struct timer_base *to = time_timer_base(cpu), *from;
 	unsigned long flags = arch_irq_save();
 	for (;;) {
 		from = READ_ONCE(t->base);
@@ -906,7 +907,7 @@ static struct timer *wheel_earliest(struct timer_base *w, uint32_t *when)
 
 bool timer_next_expiry_on(unsigned cpu, uint32_t *expires, const char **name)
 {
-	struct timer_base *w = arch_timer_base(cpu);
+	struct timer_base *w = time_timer_base(cpu);
 	unsigned long flags = spin_lock_irqsave(&w->lock);
 	uint32_t when;
 	struct timer *t = wheel_earliest(w, &when);
@@ -934,7 +935,7 @@ const char *timer_next_name(void)
 
 unsigned timer_count_on(unsigned cpu)
 {
-	return READ_ONCE(arch_timer_base(cpu)->count);
+	return READ_ONCE(time_timer_base(cpu)->count);
 }
 
 unsigned timer_count(void)
@@ -945,7 +946,7 @@ unsigned timer_count(void)
 /* fn runs with interrupts off and must not arm or delete timers. */
 void timer_for_each_on(unsigned cpu, void (*fn)(struct timer *t, void *ctx), void *ctx)
 {
-	struct timer_base *w = arch_timer_base(cpu);
+	struct timer_base *w = time_timer_base(cpu);
 	unsigned long flags = spin_lock_irqsave(&w->lock);
 	for (unsigned b = 0; b < WHEEL_BUCKETS; b++)
 		for (struct timer *t = w->bucket[b]; t; t = t->next)
@@ -1010,7 +1011,7 @@ static void wheel_rebuild(struct timer_base *w, const struct wheel_ops *ops, uin
 void timer_wheel_remap(uint32_t new_now, uint32_t (*map)(uint32_t expires, void *ctx), void *ctx)
 {
 	for (unsigned cpu = 0; cpu < arch_nr_cpus(); cpu++) {
-		struct timer_base *w = arch_timer_base(cpu);
+		struct timer_base *w = time_timer_base(cpu);
 		unsigned long flags = spin_lock_irqsave(&w->lock);
 		wheel_rebuild(w, w->ops, new_now, map, ctx, "timer_wheel_remap");
 		spin_unlock_irqrestore(&w->lock, flags);
@@ -1022,7 +1023,7 @@ void timer_wheel_remap(uint32_t new_now, uint32_t (*map)(uint32_t expires, void 
 void timer_wheel_switch(enum timer_wheel_kind kind)
 {
 	for (unsigned cpu = 0; cpu < arch_nr_cpus(); cpu++) {
-		struct timer_base *w = arch_timer_base(cpu);
+		struct timer_base *w = time_timer_base(cpu);
 		unsigned long flags = spin_lock_irqsave(&w->lock);
 		wheel_rebuild(w, wheel_ops_of(kind), w->base, NULL, NULL, "timer_wheel_switch");
 		spin_unlock_irqrestore(&w->lock, flags);

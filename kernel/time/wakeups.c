@@ -14,11 +14,12 @@
  * counts on the i386 are two stores).
  */
 #include "kstring.h"
+#include "time/percpu.h"
 #include "time/arch.h"
 #include "time/trace.h"
 #include "time/wakeups.h"
 
-static struct wakeup_cpu *this_wakeups(void) { return arch_wakeups_of(arch_this_cpu_id()); }
+static struct wakeup_cpu *this_wakeups(void) { return time_wakeups_of(arch_this_cpu_id()); }
 
 static const char *const kind_names[] = {
 	[WAKE_TICK] = "tick", [WAKE_TIMER] = "timer", [WAKE_HRTIMER] = "hrtimer",
@@ -32,7 +33,7 @@ const char *wakeup_kind_name(enum wakeup_kind kind) { return kind_names[kind]; }
 void wakeups_window_start(void)
 {
 	for (unsigned cpu = 0; cpu < arch_nr_cpus(); cpu++) {
-		struct wakeup_cpu *w = arch_wakeups_of(cpu);
+		struct wakeup_cpu *w = time_wakeups_of(cpu);
 		unsigned long f = spin_lock_irqsave(&w->lock);
 		w->stats.window_max_sleep_ns = 0;
 		spin_unlock_irqrestore(&w->lock, f);
@@ -44,7 +45,7 @@ void wakeups_window_start(void)
 void wakeups_reset(uint64_t now)
 {
 	for (unsigned cpu = 0; cpu < arch_nr_cpus(); cpu++) {
-		struct wakeup_cpu *w = arch_wakeups_of(cpu);
+		struct wakeup_cpu *w = time_wakeups_of(cpu);
 		unsigned long f = spin_lock_irqsave(&w->lock);
 		memset(&w->stats, 0, sizeof(w->stats));
 		w->stats.since_ns = now;
@@ -252,7 +253,7 @@ static void sort_causes(struct wakeup_stats *s)
 /* CPU `cpu`'s counts at `now`, its sleep in progress counted so far. */
 static void copy_cpu(unsigned cpu, uint64_t now, struct wakeup_stats *out)
 {
-	struct wakeup_cpu *w = arch_wakeups_of(cpu);
+	struct wakeup_cpu *w = time_wakeups_of(cpu);
 	unsigned long f = spin_lock_irqsave(&w->lock);
 	*out = w->stats;
 	if (w->cur.active && now > w->cur.enter_ns) {

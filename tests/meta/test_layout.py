@@ -121,3 +121,91 @@ def test_no_include_circle_between_headers():
                     for i in incs} & set(headers)
     circle = find_circle(graph)
     assert circle is None, "include circle: " + " -> ".join(circle)
+
+
+# ------------------------------------------------------------ the floors
+
+ARCHITECTURE = os.path.join(ROOT, "docs", "architecture.md")
+FLOOR_ROW = re.compile(r"^\| *([a-z ]+?) *\| *((?:`[^`]+` *)+)\| *([a-z ,]+?) *\|$", re.M)
+
+
+def floor_table():
+    """docs/architecture.md's table: [(floor, [paths], {floors it may include})]."""
+    with open(ARCHITECTURE, encoding="utf-8") as f:
+        text = f.read()
+    rows = [(name, re.findall(r"`([^`]+)`", paths), {s.strip() for s in may.split(",")})
+            for name, paths, may in FLOOR_ROW.findall(text)]
+    return rows
+
+
+def floor_of(path, rows):
+    """The floor whose longest path matches `path` (a folder ends in /), or None."""
+    best, length = None, -1
+    for name, paths, _ in rows:
+        for p in paths:
+            hit = path.startswith(p) if p.endswith("/") else path == p
+            if hit and len(p) > length:
+                best, length = name, len(p)
+    return best
+
+
+def includes_of(path):
+    """[(line number, the included file as a tree path)] of `path`'s quoted
+    includes that name a file of the tree (include/X, or X beside it)."""
+    found = []
+    with open(os.path.join(ROOT, path), encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            m = re.match(r'\s*#\s*include\s+"([^"]+)"', line)
+            if not m:
+                continue
+            for cand in ("include/" + m.group(1),
+                         os.path.normpath(os.path.join(os.path.dirname(path), m.group(1)))):
+                if os.path.exists(os.path.join(ROOT, cand)):
+                    found.append((n, cand))
+                    break
+    return found
+
+
+TREE = sorted(os.path.relpath(p, ROOT)
+              for pattern in ("kernel/**/*.[ch]", "drivers/**/*.[ch]", "include/**/*.h")
+              for p in glob.glob(os.path.join(ROOT, pattern), recursive=True))
+
+
+def test_the_floor_table_is_read():
+    """Not blind: the table has its floors, and each may include its own."""
+    rows = floor_table()
+    names = [r[0] for r in rows]
+    for floor in ("lib", "sync", "time", "arch", "core", "drivers", "platform", "shell", "main"):
+        assert floor in names, (floor, names)
+    for name, paths, may in rows:
+        assert paths and name in may, (name, paths, may)
+    assert floor_of("kernel/time/tick.c", rows) == "time"
+    assert floor_of("include/arch/irqflags.h", rows) == "sync"
+    assert floor_of("include/arch/smp.h", rows) == "arch headers"
+
+
+def test_every_file_has_a_floor():
+    rows = floor_table()
+    lost = [p for p in TREE if floor_of(p, rows) is None]
+    assert not lost, f"no row of docs/architecture.md's table names these: {lost}"
+
+
+def test_every_include_goes_down_or_across():
+    """Each #include goes to the file's own floor or one the table allows."""
+    rows = floor_table()
+    allowed = {name: may for name, _, may in rows}
+    wrong = []
+    for path in TREE:
+        mine = floor_of(path, rows)
+        for n, inc in includes_of(path):
+            theirs = floor_of(inc, rows)
+            if mine and theirs and theirs not in allowed[mine]:
+                wrong.append(f"{path}:{n}: {mine} includes {inc} ({theirs})")
+    assert not wrong, "includes against docs/architecture.md's table:\n" + "\n".join(wrong)
+
+
+def test_the_cpu_knows_nothing_of_timers():
+    """include/arch/ includes no header of the time core."""
+    wrong = [f"{p}:{n}: {inc}" for p in TREE if p.startswith("include/arch/")
+             for n, inc in includes_of(p) if inc.startswith("include/time/")]
+    assert not wrong, wrong

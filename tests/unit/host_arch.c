@@ -29,48 +29,36 @@
  * and every CPU has its own interrupt flag. */
 _Thread_local bool host_irqs_disabled;
 
-/* The simulated CPUs: what the kernel keeps in each struct cpu.  A test
- * plays CPU n by setting host_cpu_id = n (per thread: a test may run each
- * CPU in its own thread) after making host_nr_cpus at least n + 1. */
-struct host_cpu {
-	struct tick_cpu tick;
-	struct timer_base timers;
-	struct hrtimer_base hrtimers;
-	struct wakeup_cpu wakeups;
-};
-static struct host_cpu host_cpus[HOST_MAX_CPUS];
+/* The simulated CPUs: a test plays CPU n by setting host_cpu_id = n (per
+ * thread: a test may run each CPU in its own thread) after making
+ * host_nr_cpus at least n + 1.  Their time state is the time core's own
+ * (kernel/time/percpu.c). */
 unsigned host_nr_cpus = 1;
 _Thread_local unsigned host_cpu_id;
 /* arch_kick_cpu: how often each CPU was kicked, and a test's own action. */
 unsigned host_kicks[HOST_MAX_CPUS];
 void (*host_kick_hook)(unsigned cpu);
 
-static struct host_cpu *host_cpu(unsigned cpu)
+static void host_cpu_check(unsigned cpu)
 {
 	if (cpu >= HOST_MAX_CPUS) {
 		fprintf(stderr, "host_arch: CPU %u of %u\n", cpu, HOST_MAX_CPUS);
 		abort();
 	}
-	return &host_cpus[cpu];
 }
 
 /* arch_cycles: a test sets the counter each stamp reads. */
 uint64_t host_cycles;
 uint64_t arch_cycles(void) { return host_cycles; }
-struct tick_cpu *arch_this_tick(void) { return &host_cpu(host_cpu_id)->tick; }
 unsigned arch_this_cpu_id(void) { return host_cpu_id; }
 unsigned arch_nr_cpus(void) { return host_nr_cpus; }
-struct tick_cpu *arch_tick_of(unsigned cpu) { return &host_cpu(cpu)->tick; }
-struct timer_base *arch_timer_base(unsigned cpu) { return &host_cpu(cpu)->timers; }
-struct hrtimer_base *arch_hrtimer_base(unsigned cpu) { return &host_cpu(cpu)->hrtimers; }
-struct wakeup_cpu *arch_wakeups_of(unsigned cpu) { return &host_cpu(cpu)->wakeups; }
 
 /* The kick's vector in the host tests: the kernel's IPI vector. */
 bool arch_vector_is_kick(unsigned vector) { return vector == 0xF1; }
 
 void arch_kick_cpu(unsigned cpu)
 {
-	(void)host_cpu(cpu);            /* aborts on a CPU that does not exist */
+	host_cpu_check(cpu);            /* aborts on a CPU that does not exist */
 	__atomic_add_fetch(&host_kicks[cpu], 1, __ATOMIC_RELAXED);
 	if (host_kick_hook)
 		host_kick_hook(cpu);

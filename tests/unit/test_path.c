@@ -1,4 +1,4 @@
-// SOURCES: kernel/time/path.c tests/unit/host_arch.c
+// SOURCES: kernel/time/path.c tests/unit/host_arch.c kernel/time/percpu.c
 /* Host tests for the timer interrupt's path stamps (kernel/time/path.c):
  * each stage gets the cycles from the stamp before it; a stage not passed
  * counts 0 and the next one takes its share; only paths in which an

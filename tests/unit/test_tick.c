@@ -1,4 +1,4 @@
-// SOURCES: kernel/time/tick.c kernel/time/tick_sched.c kernel/time/tick_boot.c kernel/time/tick_smp.c kernel/time/wakeups.c kernel/time/trace.c kernel/time/timer.c kernel/time/timer_level.c kernel/time/slack.c kernel/time/hrtimer.c kernel/time/path.c kernel/time/clocksource.c kernel/time/watchdog.c kernel/time/timekeeping.c kernel/time/clockevents.c kernel/time/jiffies.c tests/unit/host_arch.c tests/unit/time_test.c kernel/time/mult_shift.c kernel/lib/format.c
+// SOURCES: kernel/time/tick.c kernel/time/tick_sched.c kernel/time/tick_boot.c kernel/time/tick_smp.c kernel/time/wakeups.c kernel/time/trace.c kernel/time/timer.c kernel/time/timer_level.c kernel/time/slack.c kernel/time/hrtimer.c kernel/time/path.c kernel/time/clocksource.c kernel/time/watchdog.c kernel/time/timekeeping.c kernel/time/clockevents.c kernel/time/jiffies.c tests/unit/host_arch.c tests/unit/time_test.c kernel/time/mult_shift.c kernel/lib/format.c kernel/time/percpu.c
 // THREADS: also built and run under ThreadSanitizer (make unit)
 /* Host tests for the tick layer (kernel/time/tick.c, tick_sched.c) on a
  * fake clock and a fake clock event device: the skip rules and clamps, and
@@ -17,6 +17,7 @@
 #include <string.h>
 #include <time.h>
 #include <cmocka.h>
+#include "time/percpu.h"
 #include "time/clockevent.h"
 #include "time/clocksource.h"
 #include "time/hrtimer.h"
@@ -412,7 +413,7 @@ static void test_dyntick_skip_rules(void **state)
 	assert_int_equal(timer_count(), 0);
 	host_nr_cpus = 2;
 	timer_wheel_init(jiffies);              /* CPU 1's wheel too */
-	struct tick_cpu *other = arch_tick_of(1);
+	struct tick_cpu *other = time_tick_of(1);
 	*other = (struct tick_cpu){ .dev = &dev_long, .mode = TICK_MODE_DYNTICK,
 	                            .hz = this_tick()->hz, .period_ns = this_tick()->period_ns };
 	other->idle = false;                    /* busy */
@@ -835,7 +836,7 @@ static struct ap_run run_on_ap(enum tick_mode mode, unsigned hz)
 	assert_int_equal(pthread_create(&t, NULL, ap_thread, &a), 0);
 	pthread_join(t, NULL);
 	clockevents_shutdown(&dev_ap.dev);
-	*arch_tick_of(1) = (struct tick_cpu){ 0 };
+	*time_tick_of(1) = (struct tick_cpu){ 0 };
 	host_nr_cpus = 1;
 	return a;
 }
@@ -897,7 +898,7 @@ static void test_jiffies_have_one_owner_over_handovers(void **state)
 	host_nr_cpus = 2;
 	scale_dev_ap_like_long();
 	host_cpu_id = 1;
-	tick_secondary_start(&dev_ap.dev, this_tick()->mode, arch_tick_of(0)->hz);
+	tick_secondary_start(&dev_ap.dev, this_tick()->mode, time_tick_of(0)->hz);
 	host_cpu_id = 0;
 	check_jiffies_exact();
 	assert_int_equal(tick_jiffies_owner(), 0);
@@ -951,7 +952,7 @@ static void test_jiffies_have_one_owner_over_handovers(void **state)
 	host_irqs_disabled = false;
 	assert_int_equal(tick_jiffies_owner(), 0);
 	clockevents_shutdown(&dev_ap.dev);
-	*arch_tick_of(1) = (struct tick_cpu){ 0 };
+	*time_tick_of(1) = (struct tick_cpu){ 0 };
 	host_nr_cpus = 1;
 	check_jiffies_exact();
 }
@@ -1037,7 +1038,7 @@ static void *catch_up_cpu2(void *p)
 	uint64_t *now = p;
 	host_cpu_id = 2;
 	host_irqs_disabled = true;
-	tick_update_jiffies(arch_tick_of(2), *now);
+	tick_update_jiffies(time_tick_of(2), *now);
 	host_irqs_disabled = false;
 	return NULL;
 }
@@ -1058,7 +1059,7 @@ static void test_hz_switch_counts_each_period_once(void **state)
 	uint64_t old_period = this_tick()->period_ns;
 	uint64_t j0 = jiffies_64, b0 = exp_boundary;
 
-	struct timer_base *w1 = arch_timer_base(1);
+	struct timer_base *w1 = time_timer_base(1);
 	host_irqs_disabled = true;
 	spin_lock(&w1->lock);           /* "CPU 1" holds its wheel */
 	host_irqs_disabled = false;
@@ -1253,7 +1254,7 @@ static void test_dyntick_cpus_share_one_skip(void **state)
 	tick_release_jiffies();
 	host_cpu_id = 0;
 	clockevents_shutdown(&dev_ap.dev);
-	*arch_tick_of(1) = (struct tick_cpu){ 0 };
+	*time_tick_of(1) = (struct tick_cpu){ 0 };
 	host_nr_cpus = 1;
 	host_irqs_disabled = true;
 	deliver(VEC_DEV);
@@ -1446,7 +1447,7 @@ static void test_random_hz_switches_against_catch_ups(void **state)
 	 * left pending on CPU 0's is forgotten). */
 	timer_wheel_init(jiffies);
 	for (unsigned cpu = 1; cpu <= HS_WORKERS; cpu++) {
-		*arch_tick_of(cpu) = (struct tick_cpu){ 0 };
+		*time_tick_of(cpu) = (struct tick_cpu){ 0 };
 		for (unsigned i = 0; i < HS_TIMERS; i++) {
 			hs[cpu - 1][i] = (struct hs_timer){ 0 };
 			timer_init(&hs[cpu - 1][i].t, hs_cb, "hz-stress");

@@ -1,4 +1,4 @@
-// SOURCES: kernel/time/hrtimer.c kernel/time/timer.c kernel/time/timer_level.c kernel/time/slack.c kernel/time/jiffies.c kernel/time/path.c tests/unit/host_arch.c
+// SOURCES: kernel/time/hrtimer.c kernel/time/timer.c kernel/time/timer_level.c kernel/time/slack.c kernel/time/jiffies.c kernel/time/path.c tests/unit/host_arch.c kernel/time/percpu.c
 // THREADS: also built and run under ThreadSanitizer (make unit)
 /* tests/unit/test_timer_smp.c — both timer kinds between two CPUs, each CPU
  * a POSIX thread (host_arch.c gives each thread its CPU number and its own
@@ -28,6 +28,7 @@
 #include <time.h>
 #include <cmocka.h>
 
+#include "time/percpu.h"
 #include "time/arch.h"
 #include "time/hrtimer.h"
 #include "time/jiffies.h"
@@ -102,7 +103,7 @@ static void two_cpus(void)
 	hrtimer_reset_for_test();
 	jiffies_64 = 999;
 	for (unsigned cpu = 0; cpu < 2; cpu++) {
-		struct timer_base *w = arch_timer_base(cpu);
+		struct timer_base *w = time_timer_base(cpu);
 		w->in_run = false;
 		w->firing = NULL;
 		w->running = NULL;
@@ -354,7 +355,7 @@ static void record_told(unsigned cpu)
 static void record_told_hr(unsigned cpu)
 {
 	told[cpu]++;
-	if (!spin_is_locked(&arch_hrtimer_base(cpu)->lock))
+	if (!spin_is_locked(&time_hrtimer_base(cpu)->lock))
 		told_unlocked[cpu]++;
 }
 
@@ -573,7 +574,7 @@ static void test_random_stress_on_three_cpus(void **state)
 	host_nr_cpus = ST_CPUS;
 	hrtimer_reset_for_test();       /* every heap of the three, knowing its CPU */
 	for (unsigned cpu = 0; cpu < ST_CPUS; cpu++) {
-		struct timer_base *w = arch_timer_base(cpu);
+		struct timer_base *w = time_timer_base(cpu);
 		w->in_run = false;
 		w->firing = NULL;
 		w->running = NULL;

@@ -1,4 +1,4 @@
-// SOURCES: kernel/time/timer.c kernel/time/timer_level.c kernel/time/slack.c kernel/time/jiffies.c tests/unit/host_arch.c
+// SOURCES: kernel/time/timer.c kernel/time/timer_level.c kernel/time/slack.c kernel/time/jiffies.c tests/unit/host_arch.c kernel/time/percpu.c
 /* tests/unit/test_timer_wheel.c — both wheels against a model.
  *
  * The model is an array of armed timers.  For each it keeps the jiffy the
@@ -23,6 +23,7 @@
 #include <time.h>
 #include <cmocka.h>
 
+#include "time/percpu.h"
 #include "time/jiffies.h"
 #include "time/timer.h"
 
@@ -259,7 +260,7 @@ static void run(uint32_t now)
  * panic. */
 static void fresh_wheel(uint32_t base)
 {
-	struct timer_base *w = arch_timer_base(0);
+	struct timer_base *w = time_timer_base(0);
 	w->in_run = false;
 	w->firing = NULL;
 	w->running = NULL;
@@ -1097,7 +1098,7 @@ static uint32_t worst_tick_work(enum timer_wheel_kind k)
 	timer_wheel_switch(k);
 	jiffies_64 = 0;
 	arm_many(1u << 14, (1u << 20) - (1u << 14));
-	struct timer_base *w = arch_timer_base(0);
+	struct timer_base *w = time_timer_base(0);
 	uint32_t worst = 0;
 	for (uint32_t j = 0; j < (1u << 15); j++) {
 		uint32_t before = w->work;
@@ -1187,7 +1188,7 @@ static void test_cancel_leaves_no_trace(void **state)
 		assert_int_equal(timer_count(), 0);
 		uint32_t next;
 		assert_false(timer_next_expiry(&next));
-		struct timer_base *w = arch_timer_base(0);
+		struct timer_base *w = time_timer_base(0);
 		for (unsigned k = 0; k < ARRAY_SIZE(w->occupied); k++)
 			if (w->occupied[k]) {
 				print_error("occupancy word %u is %#x with every timer cancelled\n", k,
@@ -1212,7 +1213,7 @@ static void test_next_expiry_cost_is_flat(void **state)
 	timer_wheel_switch(TIMER_WHEEL_CASCADE);
 	jiffies_64 = 999;
 	arm_many(1000 + 1, 1u << 24);
-	struct timer_base *w = arch_timer_base(0);
+	struct timer_base *w = time_timer_base(0);
 	uint32_t next;
 	assert_true(timer_next_expiry(&next));          /* fills the caches */
 	uint32_t worst = 0, total = 0;

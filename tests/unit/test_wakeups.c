@@ -1,4 +1,4 @@
-// SOURCES: kernel/time/wakeups.c kernel/time/trace.c tests/unit/host_arch.c
+// SOURCES: kernel/time/wakeups.c kernel/time/trace.c tests/unit/host_arch.c kernel/time/percpu.c
 /* Host tests for the wakeup accounting (kernel/time/wakeups.c).
  *
  * The accounting, driven as the tick code drives it (idle enter, the
@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
+#include "time/percpu.h"
 #include "time/arch.h"
 #include "time/trace.h"
 #include "time/wakeups.h"
@@ -26,7 +27,7 @@
 #include "host_test.h"
 
 /* The boot CPU's counts, which every test but the SMP one looks at. */
-#define boot_stats (arch_wakeups_of(0)->stats)
+#define boot_stats (time_wakeups_of(0)->stats)
 
 /* ------------------------------------------------------------ accounting */
 

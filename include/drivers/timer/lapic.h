@@ -12,7 +12,7 @@
 int lapic_timer_init(void);
 
 /* On an AP: its own timer as its tick device (NULL without a calibrated
- * timer).  kernel/arch/smp.c hands it to tick_secondary_start. */
+ * timer).  kernel/smp_boot.c hands it to tick_secondary_follow. */
 struct clock_event_device;
 struct clock_event_device *lapic_timer_this_ap(void);
 
