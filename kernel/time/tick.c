@@ -200,8 +200,7 @@ void tick_program_oneshot(struct tick_cpu *tc, uint64_t expires, uint64_t now)
 	 * It is expired now: what was due runs at the next interrupt, and
 	 * the device is armed for the nearest deadline it still meets,
 	 * doubling from twice its minimum up to its maximum, so that
-	 * interrupt comes within microseconds, not never (issue 31,
-	 * defect 7). */
+	 * interrupt comes within microseconds, not never. */
 	tc->softirq_pending = true;
 	uint64_t d = 2 * tc->dev->min_delta_ns;
 	for (;;) {
@@ -331,8 +330,8 @@ static void tick_kick_remote(unsigned cpu)
  * kick above.  Awake in tickless mode: its device holds the program its
  * last interrupt left (the next jiffy, or an hrtimer before it), which
  * the new deadline may precede, and an awake CPU looks at its heap only at
- * its next interrupt: up to a jiffy late (issue 31, defect 4: 0.7-2.8 ms
- * with CPU 1 busy).  So flag it and kick it anyway; the kick's irq exit
+ * its next interrupt: up to a jiffy late (0.7-2.8 ms under icount with
+ * CPU 1 busy before this kick: test_hrtimer_for_a_busy_tickless_cpu_runs_on_time).  So flag it and kick it anyway; the kick's irq exit
  * programs the device again (tick_irq_exit).  This is Linux's choice for
  * a remote hrtimer that becomes the first, an IPI, rather than not
  * queueing it there: the caller asked for that CPU.  Periodic and dyntick
