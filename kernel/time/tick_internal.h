@@ -16,7 +16,7 @@
 
 #include "time/tick.h"
 
-/* ------------------------------------------------ tick.c: jiffies */
+/* ----------------------------------------- tick_jiffies.c: jiffies */
 
 /* Advance jiffies to the last whole tick boundary at or before now.
  * Returns how many ticks that was. */
@@ -30,6 +30,21 @@ void tick_sync_jiffies(struct tick_cpu *tc);
 int tick_jiffies_owner(void);
 void tick_release_jiffies(void);
 
+/* On this CPU's tick: take jiffies if nobody owns them; advance them if
+ * this CPU owns them, else only refresh the copy of the boundary. */
+void tick_do_jiffies(struct tick_cpu *tc, uint64_t now);
+
+/* Start jiffies' boundaries at `first`, every period_ns, owned by this
+ * CPU (the first start). */
+void tick_jiffies_start(uint64_t first, uint64_t period_ns);
+
+/* A change of HZ on this CPU (interrupts off): catch-up, wheel remap and
+ * the new period in one critical section. */
+void tick_jiffies_change_rate(struct tick_cpu *tc, uint64_t now, unsigned hz);
+
+/* One jiffy at `hz`, in ns. */
+static inline uint64_t tick_period_for(unsigned hz) { return NSEC_PER_SEC / hz; }
+
 /* The clocksource time of the next jiffy boundary. */
 static inline uint64_t tick_next_jiffy_ns(const struct tick_cpu *tc)
 {
@@ -42,6 +57,15 @@ static inline uint64_t tick_next_jiffy_ns(const struct tick_cpu *tc)
 void tick_program_oneshot(struct tick_cpu *tc, uint64_t expires, uint64_t now);
 /* Note how late the interrupt taken at `now` came (tc->late_ns). */
 void tick_note_latency(struct tick_cpu *tc, uint64_t now);
+/* Start the device ticking for tc's mode (0, or the driver's error), and
+ * the device's interrupt handler. */
+int tick_start_device(struct tick_cpu *tc);
+void tick_handle_event(struct clock_event_device *dev);
+
+/* Hand the wheel and the hrtimers the tick's hooks (before any timer). */
+void tick_install_timer_hooks(void);
+
+/* -------------------------------- tick_switch.c: which device, switching */
 
 /* Stop this CPU's old tick device and run `mode` on `dev` (interrupts
  * off): the boot CPU's switches, and each AP following them.  0, or the
@@ -49,11 +73,15 @@ void tick_note_latency(struct tick_cpu *tc, uint64_t now);
  * run again. */
 int tick_switch(struct tick_cpu *tc, struct clock_event_device *dev, enum tick_mode mode);
 
+/* The boot CPU's tick changes, interrupts off: switch; if that worked,
+ * the other CPUs follow, and if the device refused, one line says so. */
+int tick_switch_to(struct tick_cpu *tc, struct clock_event_device *dev, enum tick_mode mode);
+
 /* The device called `name` if it is registered and can run `mode`. */
 struct clock_event_device *tick_device_for(enum tick_mode mode, const char *name);
 
 /* The device that runs `mode`, and in *why the reason in words (the rule
- * is written out above its definition in tick.c). */
+ * is written out above its definition in tick_switch.c). */
 struct clock_event_device *tick_choose_device(enum tick_mode mode, const char **why);
 
 /* The device the 2005 patch's dyntick= option asked for ("pit", or "lapic"

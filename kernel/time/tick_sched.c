@@ -10,6 +10,10 @@
  *   tick_idle_exit()   back from the halt: account for the sleep.
  * The first two are the 2005 dyntick patch's rules; tickless mode keeps
  * them and drops the whole-tick rounding.
+ *
+ * Longer than 400 lines because the three moments belong together: a
+ * reader follows one skip from the decision to the restart in this one
+ * file (docs/dyntick.md walks it), and two labs fill in parts of it.
  */
 #include "lab.h"
 #include "time/clocksource.h"
@@ -106,116 +110,161 @@ static bool tick_next_timer_ns(const struct tick_cpu *tc, uint64_t *ns, enum tic
 
 /* ------------------------------------------------------ idle enter */
 
-/* Decide how long the CPU may sleep and program the tick device for it.
- * Returns the absolute time programmed, or 0 if the tick keeps running. */
-static uint64_t stop_tick_if_worth_it(struct tick_cpu *tc, uint64_t now)
+/* What an idle entry decided: the sleep's end, and what chose it. */
+struct sleep_plan {
+	uint64_t next;
+	enum tick_limit limit;
+	const char *name;               /* the timer that set `next`, if one did */
+};
+
+static void plan_limit(struct sleep_plan *p, uint64_t limit_ns, enum tick_limit why)
 {
-	uint64_t next, limit_ns;
-	enum tick_limit limit = TICK_LIMIT_NONE;
-	const char *name = NULL;
+	if (p->next > limit_ns) {
+		p->next = limit_ns;
+		p->limit = why;
+		p->name = NULL;
+	}
+}
 
-	if (tc->mode == TICK_MODE_PERIODIC || tc->softirq_pending || tc->stopped)
-		return 0;               /* tick on; or work to do; or already asleep */
-	/* On several CPUs an AP leaves two jobs to the boot CPU (TICK_BOOT_CPU):
-	 * reading the clocksource in time, and in dyntick ending the skip. */
-	bool ap = arch_this_cpu_id() != TICK_BOOT_CPU;
-	bool follower = tc->mode == TICK_MODE_DYNTICK && ap;
-
+/* The longest this CPU may sleep from `now`: its next timer, cut short by
+ * each limit in turn.  An AP leaves the clocksource's and the watchdog's
+ * limits to the boot CPU (TICK_BOOT_CPU), which wakes for them (an AP
+ * that wakes reads the clocksource too, but need not wake for it). */
+static struct sleep_plan sleep_limits(struct tick_cpu *tc, uint64_t now, bool ap)
+{
+	struct sleep_plan p = { .limit = TICK_LIMIT_NONE };
 	/* 1. The next timer of either kind. */
-	if (!tick_next_timer_ns(tc, &next, &limit, &name)) {
-		next = UINT64_MAX;
-		limit = TICK_LIMIT_DEVICE;
+	if (!tick_next_timer_ns(tc, &p.next, &p.limit, &p.name)) {
+		p.next = UINT64_MAX;
+		p.limit = TICK_LIMIT_DEVICE;
 	}
 	/* 2. The device cannot wait longer than its maximum delta. */
-	limit_ns = now + tc->dev->max_delta_ns;
-	if (next > limit_ns) {
-		next = limit_ns;
-		limit = TICK_LIMIT_DEVICE;
-		name = NULL;
-	}
-	/* 3. The clocksource must be read before it wraps twice over: by the
-	 * boot CPU, which wakes for it (an AP that wakes reads it too, but
-	 * need not wake for it). */
-	limit_ns = now + timekeeping_max_idle_ns();
-	if (!ap && limit_ns > now && next > limit_ns) {
-		next = limit_ns;
-		limit = TICK_LIMIT_WRAP;
-		name = NULL;
-	}
+	plan_limit(&p, now + tc->dev->max_delta_ns, TICK_LIMIT_DEVICE);
+	/* 3. The clocksource must be read before it wraps twice over. */
+	uint64_t limit_ns = now + timekeeping_max_idle_ns();
+	if (!ap && limit_ns > now)
+		plan_limit(&p, limit_ns, TICK_LIMIT_WRAP);
 	/* 4. The watchdog's reference must not wrap between two checks (only
 	 * a narrow one, such as the PM timer, ever sets this limit). */
 	uint64_t wd = watchdog_max_idle_ns(now);
 	limit_ns = now + wd;
-	if (!ap && wd != UINT64_MAX && limit_ns > now && next > limit_ns) {
-		next = limit_ns;
-		limit = TICK_LIMIT_WATCHDOG;
-		name = NULL;
+	if (!ap && wd != UINT64_MAX && limit_ns > now)
+		plan_limit(&p, limit_ns, TICK_LIMIT_WATCHDOG);
+	return p;
+}
+
+/* Dyntick: the 2005 patch's skip, in whole ticks from the last jiffy
+ * boundary to `next`; 0 if it is not worth reprogramming the device for
+ * (the tick then keeps running: tc->stopped back to false). */
+static uint64_t dyntick_skip(struct tick_cpu *tc, uint64_t next)
+{
+	uint64_t skip = 0;
+	/* LAB dyntick: BEGIN
+	 * The 2005 patch's rule: how many whole tick periods lie
+	 * between the last jiffy boundary (tc->last_jiffy_ns) and
+	 * `next`?  That is the skip.  A skip of TICK_DYNTICK_MIN_SKIP
+	 * ticks or fewer is not worth reprogramming the device for:
+	 * mark the tick running again and return 0.
+	 */
+	skip = next <= tc->last_jiffy_ns ? 1 :
+	       (next - tc->last_jiffy_ns) / tc->period_ns;
+	if (skip <= TICK_DYNTICK_MIN_SKIP) {
+		WRITE_ONCE(tc->stopped, false);
+		return 0;       /* not worth it: keep ticking */
 	}
+	/* LAB dyntick: STUB
+	UNUSED(next);
+	lab_not_implemented("dyntick");
+	WRITE_ONCE(tc->stopped, false);
+	return 0;
+	   LAB dyntick: END */
+	return skip;
+}
+
+/* Dyntick on this CPU: set `p->next` to the end of a whole-tick skip and
+ * put the device in one-shot mode; false if the tick keeps running.
+ *
+ * The 2005 patch on SMP: no tick is skipped while another CPU is busy;
+ * the last CPU to go idle skips, and any CPU still ticking skips at its
+ * next tick, when it finds all idle.  One CPU's device ends the skip and
+ * that CPU wakes the others: in lull always the boot CPU (TICK_BOOT_CPU),
+ * so an AP that is last to go idle sleeps past the next event and the
+ * boot CPU, idle and ticking, programs the skip at its next tick.  (Were
+ * each CPU to end its own copy, the first device to fire would kick the
+ * rest just before theirs fired: two interrupts each, and the boot CPU
+ * woken by the kick as often as by its timer.)
+ * Marked stopped before looking, and a CPU getting busy marks itself busy
+ * before looking for stopped CPUs to wake (tick_work_starts,
+ * tick_restart): each writes, fences, then reads, so at least one of the
+ * two sees the other.  Looking first lost the race in QEMU (the boot CPU
+ * skipped through a busy second of CPU 1's: its LAPIC write let CPU 1 run
+ * in between). */
+static bool dyntick_plan(struct tick_cpu *tc, uint64_t now, bool follower, struct sleep_plan *p)
+{
+	WRITE_ONCE(tc->stopped, true);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (tick_others_busy()) {
+		WRITE_ONCE(tc->stopped, false);
+		return false;
+	}
+	uint64_t skip = dyntick_skip(tc, p->next);
+	if (!skip)
+		return false;
+	/* Never more than the patch's maximum, the device's reach in whole
+	 * ticks (tick_max_skip(), its boot line "limited to N"), even late in
+	 * a jiffy, when counting from the boundary one more would still fit. */
+	uint64_t max_skip = tick_max_skip();
+	if (skip > max_skip) {
+		skip = max_skip;
+		p->limit = TICK_LIMIT_DEVICE;
+		p->name = NULL;
+	}
+	/* The boot CPU ends every skip and wakes the others: they sleep a
+	 * tick longer, in case no kick comes, as far as their device reaches. */
+	if (follower &&
+	    (now + tc->dev->max_delta_ns - tc->last_jiffy_ns) / tc->period_ns > skip)
+		skip++;
+	tc->skip = (unsigned)skip;
+	p->next = tc->last_jiffy_ns + skip * tc->period_ns;
+	clockevents_set_oneshot(tc->dev);
+	return true;
+}
+
+/* Program the sleep planned, stop the tick and account for it. */
+static void stop_tick(struct tick_cpu *tc, uint64_t now, const struct sleep_plan *p)
+{
+	/* The device counts from now, not from the `now` this decision began
+	 * with: the decision itself takes time (finding the next timer, the
+	 * limits), and a delta measured from its start would make every skip
+	 * end that much past its deadline (under -icount, 27 us of lateness
+	 * in every hrtimer that ended a skip). */
+	tick_program_oneshot(tc, p->next, ktime_get_ns());
+	WRITE_ONCE(tc->stopped, true);
+	/* A CPU with its tick stopped cannot keep jiffies: give them up; the
+	 * next CPU whose tick fires takes them (tick_jiffies.c). */
+	tick_release_jiffies();
+	tc->skip_limit = p->limit;
+	tc->skip_timer = p->name;
+	tc->skips++;
+	tc->skip_from = jiffies;        /* tick_restart counts what was slept */
+	wakeups_note_skip(p->limit, p->name, p->next - now);
+}
+
+/* Decide how long the CPU may sleep and program the tick device for it.
+ * Returns the absolute time programmed, or 0 if the tick keeps running. */
+static uint64_t stop_tick_if_worth_it(struct tick_cpu *tc, uint64_t now)
+{
+	if (tc->mode == TICK_MODE_PERIODIC || tc->softirq_pending || tc->stopped)
+		return 0;               /* tick on; or work to do; or already asleep */
+	/* On several CPUs an AP leaves two jobs to the boot CPU: reading the
+	 * clocksource in time, and in dyntick ending the skip. */
+	bool ap = arch_this_cpu_id() != TICK_BOOT_CPU;
+	struct sleep_plan p = sleep_limits(tc, now, ap);
 
 	if (tc->mode == TICK_MODE_DYNTICK) {
-		/* The 2005 patch on SMP: no tick is skipped while another CPU is
-		 * busy; the last CPU to go idle skips, and any CPU still
-		 * ticking skips at its next tick, when it finds all idle.
-		 * One CPU's device ends the skip and that CPU wakes the
-		 * others: in lull always the boot CPU (TICK_BOOT_CPU), so an
-		 * AP that is last to go idle sleeps past the next event and
-		 * the boot CPU, idle and ticking, programs the skip at its
-		 * next tick.  (Were each CPU to end its own copy, the first
-		 * device to fire would kick the rest just before theirs
-		 * fired: two interrupts each, and the boot CPU woken by the
-		 * kick as often as by its timer.)
-		 * Marked stopped before looking, and a CPU getting busy marks
-		 * itself busy before looking for stopped CPUs to wake
-		 * (tick_work_starts, tick_restart): each writes, fences, then
-		 * reads, so at least one of the two sees the other.  Looking
-		 * first lost the race in QEMU (the boot CPU skipped through a
-		 * busy second of CPU 1's: its LAPIC write let CPU 1 run in
-		 * between). */
-		WRITE_ONCE(tc->stopped, true);
-		__atomic_thread_fence(__ATOMIC_SEQ_CST);
-		if (tick_others_busy()) {
-			WRITE_ONCE(tc->stopped, false);
+		if (!dyntick_plan(tc, now, ap, &p))
 			return 0;
-		}
-		uint64_t skip = 0;
-		/* LAB dyntick: BEGIN
-		 * The 2005 patch's rule: how many whole tick periods lie
-		 * between the last jiffy boundary (tc->last_jiffy_ns) and
-		 * `next`?  That is the skip.  A skip of TICK_DYNTICK_MIN_SKIP
-		 * ticks or fewer is not worth reprogramming the device for:
-		 * mark the tick running again and return 0.
-		 */
-		skip = next <= tc->last_jiffy_ns ? 1 :
-		       (next - tc->last_jiffy_ns) / tc->period_ns;
-		if (skip <= TICK_DYNTICK_MIN_SKIP) {
-			WRITE_ONCE(tc->stopped, false);
-			return 0;       /* not worth it: keep ticking */
-		}
-		/* LAB dyntick: STUB
-		lab_not_implemented("dyntick");
-		WRITE_ONCE(tc->stopped, false);
-		return 0;
-		   LAB dyntick: END */
-		/* Never more than the patch's maximum, the device's reach in
-		 * whole ticks (tick_max_skip(), its boot line "limited to N"),
-		 * even late in a jiffy, when counting from the boundary one
-		 * more would still fit. */
-		uint64_t max_skip = tick_max_skip();
-		if (skip > max_skip) {
-			skip = max_skip;
-			limit = TICK_LIMIT_DEVICE;
-			name = NULL;
-		}
-		/* The boot CPU ends every skip and wakes the others: they
-		 * sleep a tick longer, in case no kick comes, as far as their
-		 * device reaches. */
-		if (follower &&
-		    (now + tc->dev->max_delta_ns - tc->last_jiffy_ns) / tc->period_ns > skip)
-			skip++;
-		tc->skip = (unsigned)skip;
-		next = tc->last_jiffy_ns + skip * tc->period_ns;
-		clockevents_set_oneshot(tc->dev);
-	} else if (next <= tick_next_jiffy_ns(tc)) {
+	} else if (p.next <= tick_next_jiffy_ns(tc)) {
 		/* Tickless, but something is due this tick: the device keeps
 		 * its busy program (the next jiffy, or an hrtimer before it,
 		 * as tick_irq_exit set it), unless `next` is earlier still.
@@ -224,28 +273,14 @@ static uint64_t stop_tick_if_worth_it(struct tick_cpu *tc, uint64_t now)
 		 * with no kick (the arming CPU saw it awake).  Left to the
 		 * program, it ran up to a jiffy late: 1-2 ms past its window
 		 * in `timerload 10 1 3 1 cpu=1` on two CPUs. */
-		if (tc->programmed_ns == 0 || next < tc->programmed_ns)
-			tick_program_oneshot(tc, next, ktime_get_ns());
+		if (tc->programmed_ns == 0 || p.next < tc->programmed_ns)
+			tick_program_oneshot(tc, p.next, ktime_get_ns());
 		return 0;
 	} else {
-		tc->skip = (unsigned)((next - tc->last_jiffy_ns) / tc->period_ns);
+		tc->skip = (unsigned)((p.next - tc->last_jiffy_ns) / tc->period_ns);
 	}
-	/* The device counts from now, not from the `now` this decision began
-	 * with: the decision itself takes time (finding the next timer, the
-	 * limits), and a delta measured from its start would make every skip
-	 * end that much past its deadline (under -icount, 27 us of lateness
-	 * in every hrtimer that ended a skip). */
-	tick_program_oneshot(tc, next, ktime_get_ns());
-	WRITE_ONCE(tc->stopped, true);
-	/* A CPU with its tick stopped cannot keep jiffies: give them up; the
-	 * next CPU whose tick fires takes them (tick.c). */
-	tick_release_jiffies();
-	tc->skip_limit = limit;
-	tc->skip_timer = name;
-	tc->skips++;
-	tc->skip_from = jiffies;        /* tick_restart counts what was slept */
-	wakeups_note_skip(limit, name, next - now);
-	return next;
+	stop_tick(tc, now, &p);
+	return p.next;
 }
 
 /* Called with interrupts off, right before the CPU halts. */

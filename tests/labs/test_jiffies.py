@@ -1,5 +1,5 @@
 """Lab jiffies (docs/labs/jiffies.md): time_after and time_after_eq in
-include/time/jiffies.h, tick_update_jiffies in kernel/time/tick.c.  Every
+include/time/jiffies.h, tick_update_jiffies in kernel/time/tick_jiffies.c.  Every
 boot starts jiffies two seconds before the 32-bit wrap."""
 import pytest
 
