@@ -5,7 +5,7 @@
  * October 2004: 2.3 register map, 2.3.4 capabilities (COUNTER_CLK_PERIOD),
  * 2.3.5 configuration (ENABLE_CNF, LEG_RT_CNF), 2.3.7 main counter, 2.3.8
  * and 2.3.9 timer N configuration and comparator.  The ACPI "HPET" table
- * (3.2.4, read by drivers/platform/acpi.c) says where the registers are.
+ * (3.2.4, read by drivers/platform/acpi_decode.c) says where the registers are.
  *
  * We use the main counter as clocksource "hpet", and comparator 0 as clock
  * event device "hpet".  lull has no I/O APIC driver, so comparator 0
