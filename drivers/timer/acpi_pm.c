@@ -6,8 +6,8 @@
  * MHz (the NTSC colour-burst crystal, 3 times the PIT's 1.193182 MHz),
  * keeps counting while the CPU halts, and is 24 bits wide, or 32 when the
  * FADT sets TMR_VAL_EXT.  It cannot interrupt usefully (only an overflow
- * event through the SCI), so it is a clocksource only.  drivers/platform/acpi.c
- * finds its port in the FADT.
+ * event through the SCI), so it is a clocksource only.
+ * drivers/platform/acpi_decode.c finds its port in the FADT.
  *
  * Before registering we check that it counts, that it never runs
  * backwards, and that its rate agrees with another clock (measured by

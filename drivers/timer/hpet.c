@@ -5,7 +5,7 @@
  * October 2004: 2.3 register map, 2.3.4 capabilities (COUNTER_CLK_PERIOD),
  * 2.3.5 configuration (ENABLE_CNF, LEG_RT_CNF), 2.3.7 main counter, 2.3.8
  * and 2.3.9 timer N configuration and comparator.  The ACPI "HPET" table
- * (3.2.4, read by drivers/platform/acpi.c) says where the registers are.
+ * (3.2.4, read by drivers/platform/acpi_decode.c) says where the registers are.
  *
  * We use the main counter as clocksource "hpet", and comparator 0 as clock
  * event device "hpet".  lull has no I/O APIC driver, so comparator 0
@@ -250,7 +250,9 @@ void hpet_stop(void)
 		hpet_write(HPET_GEN_CONF, 0);
 }
 
-int hpet_init(void)
+/* Probe: the ACPI HPET table names a register block that is not RAM and
+ * can be mapped; sets regs. */
+static int hpet_map(void)
 {
 	if (!acpi.has_hpet) {
 		kprintf("hpet: none (no ACPI HPET table)\n");
@@ -270,6 +272,14 @@ int hpet_init(void)
 		kprintf("hpet: cannot map registers at 0x%llx\n", (unsigned long long)acpi.hpet_base);
 		return -ENODEV;
 	}
+	return 0;
+}
+
+/* Verify: something answers in the block, with a plausible period.  Its
+ * capabilities and period into *cap_out and *period_out; on failure the
+ * block is forgotten. */
+static int hpet_verify(uint32_t *cap_out, uint32_t *period_out)
+{
 	uint32_t cap = hpet_read(HPET_GCAP_ID);
 	uint32_t period_fs = hpet_read(HPET_GCAP_ID + HPET_HIGH_HALF);
 	if (cap == UINT32_MAX && period_fs == UINT32_MAX) {
@@ -282,11 +292,16 @@ int hpet_init(void)
 		regs = 0;
 		return -EINVAL;
 	}
-	counter64 = cap & HPET_CAP_COUNT_SIZE;
-	unsigned timers = ((cap >> HPET_CAP_NUM_TIM_SHIFT) & HPET_CAP_NUM_TIM_MASK) + 1;
+	*cap_out = cap;
+	*period_out = period_fs;
+	return 0;
+}
 
-	/* Halt, silence every comparator the firmware may have left on, reset
-	 * the counter to 0 and start it (2.3.7: write it only while halted). */
+/* Halt, silence every comparator the firmware may have left on, reset
+ * the counter to 0 and start it (2.3.7: write it only while halted); then
+ * check that it counts.  On failure the block is stopped and forgotten. */
+static int hpet_restart(unsigned timers)
+{
 	hpet_write(HPET_GEN_CONF, 0);
 	for (unsigned n = 0; n < timers; n++) {
 		unsigned conf = HPET_T0_CONF + n * HPET_TIMER_STRIDE;
@@ -305,15 +320,16 @@ int hpet_init(void)
 		regs = 0;
 		return -EINVAL;
 	}
+	return 0;
+}
 
-	uint64_t freq = (HPET_FS_PER_S + period_fs / 2) / period_fs;
-	hpet_clocksource.freq_hz = freq;
-	hpet_clocksource.mask = counter64 ? UINT64_MAX : UINT32_MAX;
-
-	/* Comparator 0: 32-bit mode, edge-triggered, interrupt off until a
-	 * mode is set; without the legacy route it has no IRQ we can use. */
+/* Comparator 0: 32-bit mode, edge-triggered, interrupt off until a
+ * mode is set; without the legacy route it has no IRQ we can use.
+ * Returns its configuration register as the firmware left it (it says
+ * whether periodic mode exists). */
+static uint32_t hpet_setup_comparator0(bool legacy, uint64_t freq)
+{
 	uint32_t t0 = hpet_read(HPET_T0_CONF);
-	bool legacy = cap & HPET_CAP_LEG_RT;
 	if (legacy) {
 		t0_conf_write(HPET_TN_32MODE);
 		hpet_clockevent.features = CLOCK_EVT_FEAT_ONESHOT |
@@ -322,12 +338,12 @@ int hpet_init(void)
 		hpet_clockevent.min_delta_ticks = MAX(1, freq * HPET_MIN_DELTA_NS / NSEC_PER_SEC);
 		guard_ticks = (uint32_t)MAX(1, freq * HPET_GUARD_NS / NSEC_PER_SEC);
 	}
-	char mhz[FMT_FIXED_SIZE];
-	kprintf("hpet: %s MHz, %u-bit counter, %u timers at 0x%08x; %s\n",
-	        fmt_mhz(mhz, sizeof(mhz), freq), counter64 ? 64 : 32,
-	        timers, (uint32_t)regs, !legacy ? "no legacy route, so no clock event device"
-	        : (t0 & HPET_TN_PER_INT_CAP) ? "comparator 0 one-shot/periodic on IRQ0"
-	        : "comparator 0 one-shot on IRQ0");
+	return t0;
+}
+
+/* Register the counter, then comparator 0 if it has an IRQ. */
+static int hpet_register(bool legacy)
+{
 	int rc = clocksource_register(&hpet_clocksource);
 	if (rc) {
 		kprintf("hpet: not used: the time core refused it (error %d)\n", rc);
@@ -340,4 +356,35 @@ int hpet_init(void)
 		return rc;
 	}
 	return 0;
+}
+
+/* Probe, verify, restart the counter, set up comparator 0, say what there
+ * is in one line, and register. */
+int hpet_init(void)
+{
+	int rc = hpet_map();
+	if (rc)
+		return rc;
+	uint32_t cap, period_fs;
+	rc = hpet_verify(&cap, &period_fs);
+	if (rc)
+		return rc;
+	counter64 = cap & HPET_CAP_COUNT_SIZE;
+	unsigned timers = ((cap >> HPET_CAP_NUM_TIM_SHIFT) & HPET_CAP_NUM_TIM_MASK) + 1;
+	rc = hpet_restart(timers);
+	if (rc)
+		return rc;
+
+	uint64_t freq = (HPET_FS_PER_S + period_fs / 2) / period_fs;
+	hpet_clocksource.freq_hz = freq;
+	hpet_clocksource.mask = counter64 ? UINT64_MAX : UINT32_MAX;
+	bool legacy = cap & HPET_CAP_LEG_RT;
+	uint32_t t0 = hpet_setup_comparator0(legacy, freq);
+	char mhz[FMT_FIXED_SIZE];
+	kprintf("hpet: %s MHz, %u-bit counter, %u timers at 0x%08x; %s\n",
+	        fmt_mhz(mhz, sizeof(mhz), freq), counter64 ? 64 : 32,
+	        timers, (uint32_t)regs, !legacy ? "no legacy route, so no clock event device"
+	        : (t0 & HPET_TN_PER_INT_CAP) ? "comparator 0 one-shot/periodic on IRQ0"
+	        : "comparator 0 one-shot on IRQ0");
+	return hpet_register(legacy);
 }

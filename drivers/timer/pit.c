@@ -11,6 +11,13 @@
  * for calibration when nothing better exists.  Not used: BCD, modes 1, 3,
  * 4, 5.  The firmware leaves channel 0 ticking at 18.2 Hz; we stop it first
  * thing, since an unused timer must not keep running (QUIRK below).
+ *
+ * Longer than a driver's usual ~300 lines because it is the whole of the
+ * 8254's datasheet section as the PC wires it: channel 0's clock event
+ * device and clocksource, and channel 2, which calibration, SMP start-up
+ * (kernel/arch/smp.c) and the self-test use as stopwatch and counter.  The
+ * two channels share the ports, the control word and port B, and lab pit
+ * (docs/labs/pit.md) has students write in both.
  */
 #include "delay.h"
 #include "lab.h"

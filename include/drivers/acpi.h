@@ -1,4 +1,6 @@
-/* include/drivers/acpi.h — what lull reads from the ACPI tables (drivers/platform/acpi.c).
+/* include/drivers/acpi.h — what lull reads from the ACPI tables
+ * (drivers/platform/acpi_tables.c, acpi_sdt.c, acpi_decode.c; the writes it
+ * makes through them, drivers/platform/acpi.c).
  *
  * Spec: ACPI 6.5, chapter 5.2 (RSDP, RSDT/XSDT, FADT, MADT) and the IA-PC
  * HPET specification 1.0a, 3.2.4 (the HPET table).  Only the fields lull

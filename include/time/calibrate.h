@@ -77,7 +77,8 @@ int calibrate_counter(uint64_t (*read)(void), uint64_t mask,
                       uint64_t min_hz, uint64_t max_hz, uint32_t want_ppm,
                       struct calibration *cal);
 
-/* Several counters measured in the same windows.  A boot measures the
+/* Several counters measured in the same windows
+ * (kernel/time/calibrate_shared.c).  A boot measures the
  * PM timer's rate, the TSC and the local APIC timer: one after another
  * that is three sets of five windows (18 ms under QEMU's icount), together
  * one set (6 ms), each counter as accurate as alone, because each is
@@ -117,7 +118,7 @@ struct calibration_job {
 	void (*done)(struct calibration_job *job);
 	struct calibration cal;         /* out */
 	int rc;                         /* out */
-	/* Kept by kernel/time/calibrate.c. */
+	/* Kept by kernel/time/calibrate_shared.c. */
 	struct calibration_job *next;
 	struct calibration_job *follows;        /* the job whose counter is `against` */
 	uint64_t counts[CALIBRATE_RUNS], ref_ticks[CALIBRATE_RUNS];

@@ -17,19 +17,22 @@
  * This file reads neither directly: both come through their ops structs
  * (struct clocksource, struct calibration_stopwatch), so the host unit
  * tests (tests/unit/test_calibrate.c) run it unchanged against fakes.
+ * This file measures one counter; calibrate_shared.c runs the counters
+ * the drivers offer at boot through the same windows, on the sampling
+ * and the median kept here (calibrate_internal.h).
  *
  * The window.  Each end of a window is uncertain by about one read of the
  * reference (~1 us for a port or MMIO read on real hardware, a few us under
  * QEMU TCG) plus one of its ticks (0.28 us for the PM timer, 0.84 us for
- * the PIT).  sample() brackets each read of the reference between two reads
- * of the counter and keeps the narrowest of a few tries, which leaves
- * about 0.1 us.  So a 1 ms window is good to ~100 ppm, a PC crystal's own
- * tolerance, and costs 1 ms of boot, not 50.  When the runs disagree by
- * more than the caller needs (a loaded host, an SMI), the window grows
- * fivefold, to 5, 25 and then 50 ms, and the runs start over.  A
- * stopwatch has no read to bracket (see run_against_stopwatch), so against
- * it every run takes the longest wait it can time (PIT channel 2: 50 ms of
- * the 54.9 ms its 16-bit count allows).
+ * the PIT).  calibrate_sample() brackets each read of the reference
+ * between two reads of the counter and keeps the narrowest of a few tries,
+ * which leaves about 0.1 us.  So a 1 ms window is good to ~100 ppm, a PC
+ * crystal's own tolerance, and costs 1 ms of boot, not 50.  When the runs
+ * disagree by more than the caller needs (a loaded host, an SMI), the
+ * window grows fivefold, to 5, 25 and then 50 ms, and the runs start over.
+ * A stopwatch has no read to bracket (see run_against_stopwatch), so
+ * against it every run takes the longest wait it can time (PIT channel 2:
+ * 50 ms of the 54.9 ms its 16-bit count allows).
  *
  * Boot takes the short window; the TSC, the clocksource that keeps time,
  * is then measured again over a whole second by calibrate_refine() (the
@@ -43,24 +46,11 @@
  * calibration outright on a loaded 2-core test machine.)
  */
 #include "errno.h"
-#include "kstring.h"
 #include "time/arch.h"
-#include "time/calibrate.h"
-#include "time/clocksource.h"
-
-/* Windows against a clocksource: start short, grow while the runs
- * disagree by more than the caller's want_ppm (see above). */
-#define CALIBRATE_WINDOW_MIN_US     1000
-#define CALIBRATE_WINDOW_GROWTH     5
-#define CALIBRATE_WINDOW_MAX_US     50000
+#include "calibrate_internal.h"
 
 /* Reads of the reference per sample; the narrowest bracket is kept. */
 #define CALIBRATE_SAMPLE_TRIES      4
-
-/* A wait for the reference gives up after this many polls.  At 5 ns per
- * poll (a TSC read) 2^26 polls are 0.3 s, several windows; at 1 us (a port
- * read) about a minute, the price of a reference that stopped dead. */
-#define CALIBRATE_MAX_POLLS (1u << 26)
 
 /* calibrate_refine: the span must be long enough to beat the boot window
  * and short enough for the arithmetic below (counts * 10^9 < 2^64 needs
@@ -70,8 +60,6 @@
 #define CALIBRATE_REFINE_MIN_NS     (100 * NSEC_PER_MSEC)
 #define CALIBRATE_REFINE_MAX_NS     (10 * NSEC_PER_SEC)
 #define CALIBRATE_REFINE_MAX_PPM    10000
-
-typedef uint64_t (*counter_read_fn)(void);
 
 /* The fallback reference, if a driver offered one. */
 static const struct calibration_stopwatch *stopwatch;
@@ -85,7 +73,7 @@ void calibrate_set_stopwatch(const struct calibration_stopwatch *sw)
 }
 
 /* The best continuous clocksource other than `self`, or NULL. */
-static struct clocksource *best_reference(const struct clocksource *self)
+struct clocksource *calibrate_best_reference(const struct clocksource *self)
 {
 	struct clocksource *best = NULL;
 	for (struct clocksource *cs = clocksource_first(); cs; cs = cs->next) {
@@ -103,8 +91,8 @@ static struct clocksource *best_reference(const struct clocksource *self)
  * those two is off by at most half their difference; of a few tries, the
  * narrowest bracket wins (an interrupt-free CPU can still be stalled: an
  * SMI, or the host descheduling QEMU between two reads). */
-static void sample(struct clocksource *ref, counter_read_fn read, uint64_t mask,
-                   uint64_t *ref_now, uint64_t *count_now)
+void calibrate_sample(struct clocksource *ref, counter_read_fn read, uint64_t mask,
+                      uint64_t *ref_now, uint64_t *count_now)
 {
 	uint64_t best_width = UINT64_MAX;
 	for (unsigned i = 0; i < CALIBRATE_SAMPLE_TRIES; i++) {
@@ -131,7 +119,7 @@ static int run_against_clocksource(struct clocksource *ref, counter_read_fn read
 	uint64_t window = ref->freq_hz * window_us / USEC_PER_SEC;
 	uint64_t ref0, count0, ref1, count1;
 
-	sample(ref, read, mask, &ref0, &count0);
+	calibrate_sample(ref, read, mask, &ref0, &count0);
 	for (uint32_t polls = 0; ; polls++) {
 		ref1 = ref->read(ref);
 		if (((ref1 - ref0) & ref->mask) >= window)
@@ -139,7 +127,7 @@ static int run_against_clocksource(struct clocksource *ref, counter_read_fn read
 		if (polls == CALIBRATE_MAX_POLLS)
 			return -ETIME;
 	}
-	sample(ref, read, mask, &ref1, &count1);
+	calibrate_sample(ref, read, mask, &ref1, &count1);
 	uint64_t ref_ticks = (ref1 - ref0) & ref->mask;
 	if (ref_ticks > UINT64_MAX / NSEC_PER_SEC)
 		return -EINVAL;         /* the reference ran for minutes: bogus */
@@ -189,8 +177,8 @@ static void sort_runs(uint64_t v[CALIBRATE_RUNS])
 }
 
 /* The runs' median and the spread of the middle three into *cal. */
-static void median_and_spread(uint64_t hz[CALIBRATE_RUNS], uint32_t window_us,
-                              struct calibration *cal)
+void calibrate_median_and_spread(uint64_t hz[CALIBRATE_RUNS], uint32_t window_us,
+                                 struct calibration *cal)
 {
 	sort_runs(hz);
 	cal->freq_hz = hz[CALIBRATE_RUNS / 2];
@@ -205,7 +193,7 @@ static void median_and_spread(uint64_t hz[CALIBRATE_RUNS], uint32_t window_us,
 
 /* The last checks of a calibration that measured: a plausible rate, runs
  * that agree. */
-static int check_result(uint64_t min_hz, uint64_t max_hz, struct calibration *cal)
+int calibrate_check_result(uint64_t min_hz, uint64_t max_hz, struct calibration *cal)
 {
 	if (cal->freq_hz < min_hz || cal->freq_hz > max_hz) {
 		cal->error = "rate outside the plausible range";
@@ -240,7 +228,7 @@ static int calibrate_runs(struct clocksource *ref, const struct calibration_stop
 		}
 		hz[i] = counts * NSEC_PER_SEC / ns;
 	}
-	median_and_spread(hz, window_us, cal);
+	calibrate_median_and_spread(hz, window_us, cal);
 	return 0;
 }
 
@@ -249,7 +237,7 @@ int calibrate_counter(uint64_t (*read)(void), uint64_t mask,
                       uint64_t min_hz, uint64_t max_hz, uint32_t want_ppm,
                       struct calibration *cal)
 {
-	struct clocksource *ref = best_reference(self);
+	struct clocksource *ref = calibrate_best_reference(self);
 	const struct calibration_stopwatch *sw = stopwatch;
 	*cal = (struct calibration){ .ref = ref ? ref->name : sw ? sw->name : "none",
 	                             .ref_cs = ref };
@@ -275,149 +263,7 @@ int calibrate_counter(uint64_t (*read)(void), uint64_t mask,
 	}
 	if (rc)
 		return rc;
-	return check_result(min_hz, max_hz, cal);
-}
-
-/* ---------------------------------------------- several counters at once */
-
-static struct calibration_job *offered;
-static struct calibration_job **offered_end = &offered;
-
-void calibrate_offer(struct calibration_job *job)
-{
-	for (struct calibration_job *j = offered; j; j = j->next)
-		if (j == job)
-			panic("calibrate_offer: %s offered twice", job->name);
-	job->next = NULL;
-	*offered_end = job;
-	offered_end = &job->next;
-}
-
-/* What a job is sampled against: the counter it follows, else the shared
- * reference. */
-static struct clocksource *job_ref(const struct calibration_job *j, struct clocksource *shared)
-{
-	return j->follows ? (struct clocksource *)j->follows->self : shared;
-}
-
-/* CALIBRATE_RUNS windows of window_us on the shared reference; every job
- * sampled against its own reference at both ends of each. */
-static int shared_runs(struct calibration_job *jobs, struct clocksource *shared,
-                       uint32_t window_us)
-{
-	uint64_t window = shared->freq_hz * window_us / USEC_PER_SEC;
-	for (unsigned i = 0; i < CALIBRATE_RUNS; i++) {
-		uint64_t start = shared->read(shared);
-		for (struct calibration_job *j = jobs; j; j = j->next)
-			sample(job_ref(j, shared), j->read, j->mask, &j->ref_start, &j->count_start);
-		for (uint32_t polls = 0; ((shared->read(shared) - start) & shared->mask) < window; polls++)
-			if (polls == CALIBRATE_MAX_POLLS)
-				return -ETIME;
-		for (struct calibration_job *j = jobs; j; j = j->next) {
-			struct clocksource *ref = job_ref(j, shared);
-			uint64_t ref_end, count_end;
-			sample(ref, j->read, j->mask, &ref_end, &count_end);
-			j->ref_ticks[i] = (ref_end - j->ref_start) & ref->mask;
-			j->counts[i] = (count_end - j->count_start) & j->mask;
-			j->cal.ref_mark = ref_end;
-			j->cal.count_mark = count_end;
-		}
-	}
-	return 0;
-}
-
-/* One job's runs into its cal, its reference counting at ref_hz (for a
- * follower, what its leader just measured). */
-static int job_rates(struct calibration_job *j, uint64_t ref_hz, uint32_t window_us)
-{
-	uint64_t hz[CALIBRATE_RUNS];
-	for (unsigned i = 0; i < CALIBRATE_RUNS; i++) {
-		uint64_t ns = ref_hz && j->ref_ticks[i] <= UINT64_MAX / NSEC_PER_SEC
-		              ? j->ref_ticks[i] * NSEC_PER_SEC / ref_hz : 0;
-		if (ns == 0 || j->counts[i] > UINT64_MAX / NSEC_PER_SEC) {
-			j->cal.error = "the reference gave an impossible window";
-			return -EINVAL;
-		}
-		hz[i] = j->counts[i] * NSEC_PER_SEC / ns;
-	}
-	median_and_spread(hz, window_us, &j->cal);
-	return 0;
-}
-
-/* Every job alone, one after another (no reference to share). */
-static void run_alone(struct calibration_job *jobs)
-{
-	for (struct calibration_job *j = jobs; j; j = j->next) {
-		j->rc = calibrate_counter(j->read, j->mask, j->self, j->min_hz, j->max_hz,
-		                          j->want_ppm, &j->cal);
-		j->done(j);
-	}
-}
-
-unsigned calibrate_offered(void)
-{
-	struct calibration_job *jobs = offered;
-	offered = NULL;
-	offered_end = &offered;
-	unsigned n = 0;
-	for (struct calibration_job *j = jobs; j; j = j->next)
-		n++;
-	/* No job's counter is registered yet (each registers in done()). */
-	struct clocksource *shared = best_reference(NULL);
-	if (!shared) {
-		run_alone(jobs);
-		return n;
-	}
-	/* Who follows whom: one level (a leader measured against the shared
-	 * reference). */
-	for (struct calibration_job *j = jobs; j; j = j->next) {
-		j->follows = NULL;
-		for (struct calibration_job *k = jobs; j->against && k; k = k->next)
-			if (k != j && k->self && !k->against && strcmp(k->name, j->against) == 0)
-				j->follows = k;
-	}
-	for (struct calibration_job *j = jobs; j; j = j->next) {
-		struct clocksource *ref = job_ref(j, shared);
-		j->cal = (struct calibration){ .ref = ref->name, .ref_cs = ref };
-		j->rc = 0;
-	}
-	int rc;
-	for (uint32_t window_us = CALIBRATE_WINDOW_MIN_US; ;
-	     window_us = MIN(window_us * CALIBRATE_WINDOW_GROWTH, CALIBRATE_WINDOW_MAX_US)) {
-		rc = shared_runs(jobs, shared, window_us);
-		if (rc)
-			break;
-		/* Leaders first: a follower's rate is its ratio times its
-		 * leader's. */
-		bool agree = true;
-		for (int followers = 0; followers <= 1; followers++)
-			for (struct calibration_job *j = jobs; j; j = j->next) {
-				if ((j->follows != NULL) != followers)
-					continue;
-				j->rc = job_rates(j, j->follows ? j->follows->cal.freq_hz
-				                                : shared->freq_hz, window_us);
-				agree &= j->rc != 0 || j->cal.spread_ppm <= j->want_ppm;
-			}
-		if (agree || window_us >= CALIBRATE_WINDOW_MAX_US)
-			break;
-	}
-	for (struct calibration_job *j = jobs; j; j = j->next) {
-		if (rc == -ETIME) {
-			j->cal.error = "the reference stopped counting";
-			j->rc = rc;
-		} else if (j->rc == 0) {
-			j->rc = check_result(j->min_hz, j->max_hz, &j->cal);
-		}
-	}
-	for (struct calibration_job *j = jobs; j; j = j->next) {
-		/* A follower whose leader failed: measured alone, against the
-		 * best reference there is now. */
-		if (j->follows && j->follows->rc)
-			j->rc = calibrate_counter(j->read, j->mask, j->self, j->min_hz, j->max_hz,
-			                          j->want_ppm, &j->cal);
-		j->done(j);
-	}
-	return n;
+	return calibrate_check_result(min_hz, max_hz, cal);
 }
 
 int calibrate_refine(uint64_t (*read)(void), uint64_t mask,
@@ -427,7 +273,7 @@ int calibrate_refine(uint64_t (*read)(void), uint64_t mask,
 	if (!ref || cal->freq_hz == 0)
 		return -ENODEV;         /* a stopwatch: nothing to read passively */
 	uint64_t ref_now, count_now;
-	sample(ref, read, mask, &ref_now, &count_now);
+	calibrate_sample(ref, read, mask, &ref_now, &count_now);
 	uint64_t ref_ticks = (ref_now - cal->ref_mark) & ref->mask;
 	uint64_t counts = (count_now - cal->count_mark) & mask;
 

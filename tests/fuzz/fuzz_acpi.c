@@ -1,4 +1,4 @@
-// SOURCES: drivers/platform/acpi_tables.c kernel/lib/format.c
+// SOURCES: drivers/platform/acpi_tables.c drivers/platform/acpi_sdt.c drivers/platform/acpi_decode.c kernel/lib/format.c
 /* tests/fuzz/fuzz_acpi.c — libFuzzer harness for the ACPI table parser
  * (drivers/platform/acpi_tables.c, acpi_parse).
  *

@@ -1,6 +1,6 @@
 """Hostile ACPI tables: lull drops each with one `acpi:` line naming the
-table and why, and runs on (drivers/platform/acpi_tables.c; the same
-cases on the host: tests/unit/test_acpi_tables.c, tests/fuzz/fuzz_acpi.c).
+table and why, and runs on (drivers/platform/acpi_tables.c, acpi_sdt.c,
+acpi_decode.c; the same cases on the host: tests/unit/test_acpi_tables.c, tests/fuzz/fuzz_acpi.c).
 
 Two ways in:
   * QEMU's -acpitable file=... adds a table to the RSDT after QEMU's own,

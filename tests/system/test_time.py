@@ -206,7 +206,7 @@ TSC_ICOUNT_MHZ = 1000.0
 # One tick of each reference, in ns: the HPET's period (100 MHz under QEMU),
 # the PM timer's 3.579545 MHz (ACPI_PM_FREQ_HZ in drivers/timer/acpi_pm.c).
 REF_TICK_NS = {"hpet": 10.0, "acpi_pm": 1e9 / 3_579_545}
-# What sample() in kernel/time/calibrate.c leaves of a bracketed read.
+# What calibrate_sample() in kernel/time/calibrate.c leaves of a bracketed read.
 SAMPLE_NS = 100
 # The PIT's input clock (drivers/timer/pit.c): in periodic mode channel 0
 # interrupts every round(PIT_INPUT_HZ / HZ) of its counts.

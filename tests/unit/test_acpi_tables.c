@@ -1,5 +1,6 @@
-// SOURCES: drivers/platform/acpi_tables.c kernel/lib/format.c tests/fuzz/fuzz_host.c
-/* Host tests for the ACPI table parser (drivers/platform/acpi_tables.c).
+// SOURCES: drivers/platform/acpi_tables.c drivers/platform/acpi_sdt.c drivers/platform/acpi_decode.c kernel/lib/format.c tests/fuzz/fuzz_host.c
+/* Host tests for the ACPI table parser (drivers/platform/acpi_tables.c,
+ * acpi_sdt.c, acpi_decode.c).
  *
  * Each test loads a seed of tests/fuzz/fuzz_acpi.c (a QEMU-like table set
  * laid out from 0xE0000, made by tests/fuzz/gen_acpi_seeds.py), breaks one

@@ -1,6 +1,8 @@
-// SOURCES: kernel/time/calibrate.c kernel/time/clocksource.c kernel/time/watchdog.c kernel/time/clockevents.c kernel/time/timekeeping.c tests/unit/host_arch.c tests/unit/time_test.c kernel/time/mult_shift.c kernel/lib/format.c
+// SOURCES: kernel/time/calibrate.c kernel/time/calibrate_shared.c kernel/time/clocksource.c kernel/time/watchdog.c kernel/time/clockevents.c kernel/time/timekeeping.c tests/unit/host_arch.c tests/unit/time_test.c kernel/time/mult_shift.c kernel/lib/format.c
 /* tests/unit/test_calibrate.c — calibrate_counter and calibrate_refine
- * (kernel/time/calibrate.c) against a fake counter and fake references.
+ * (kernel/time/calibrate.c), and the jobs calibrate_offered runs together
+ * (kernel/time/calibrate_shared.c), against a fake counter and fake
+ * references.
  *
  * The fake world, against a clocksource: time stands still until the
  * reference is read.  Each read returns the reference's count and then
