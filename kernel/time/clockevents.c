@@ -12,7 +12,7 @@
  * (tick_choose_device() in kernel/time/tick.c, first made by tick_init()
  * once every driver is in): we only keep the list.
  *
- * A little over 400 lines, and one job: registering (with the derivation),
+ * Longer than 400 lines, with one job: registering (with the derivation),
  * following a re-measured rate, programming and delivering events all
  * read and write the same device fields and lists, and programming takes
  * a rate another CPU left, so the parts would call each other across any

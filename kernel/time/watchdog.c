@@ -35,7 +35,7 @@
  * Only the boot CPU polls (from its interrupts); the shell may check from
  * any CPU.  Everything runs under wd_lock with interrupts off.
  *
- * A little over 400 lines, and one job: choosing the reference and
+ * Longer than 400 lines, with one job: choosing the reference and
  * checking against it share the state in `wd` under wd_lock, and a new
  * reference takes every counter's first bracket at once
  * (reselect_locked), so the file stays whole.
