@@ -55,7 +55,7 @@
  * divides j has one bucket with E = j (level 0 every jiffy, level 1 every
  * 8th, ...): each is emptied onto the running list (level_collect).  The
  * wheel jumps over jiffies with no occupied bucket, as the cascading wheel
- * does (wheel_next_work in timer.c), so a long skip costs nothing.
+ * does (wheel_next_work in timer_bucket.c), so a long skip costs nothing.
  *
  * The stale clock (level_forward).  The wheel's base is the next jiffy it
  * will process.  A CPU idle with its tick stopped does not process

@@ -6,7 +6,9 @@
  * says only how its buckets are laid out and used: its levels, which
  * bucket a timer goes in, what to do when the wheel reaches a jiffy, and
  * (the level wheel) how to move a stale clock forward.  The cascading
- * wheel's ops are in timer.c, the level wheel's in timer_level.c.
+ * wheel's ops are in timer.c, the level wheel's in timer_level.c.  Both
+ * keep their buckets through kernel/time/timer_bucket.c: the lists, each
+ * bucket's cached earliest timer, the occupancy bits and their scan.
  */
 #ifndef LULL_TIME_TIMER_WHEEL_H
 #define LULL_TIME_TIMER_WHEEL_H
@@ -43,10 +45,25 @@ struct wheel_ops {
 
 extern const struct wheel_ops timer_cascade_ops, timer_level_ops;
 
-/* Shared bucket helpers (kernel/time/timer.c), interrupts off, lock held. */
+/* ------------------------------------------ timer_bucket.c: the buckets */
+/* Interrupts off, the wheel's lock held. */
+
+/* Put t at the head of bucket b, the one bucket_for names for t->expires;
+ * wheel_place asks bucket_for itself. */
 void wheel_bucket_insert(struct timer_base *w, struct timer *t, unsigned b);
+void wheel_place(struct timer_base *w, struct timer *t);
+/* Re-arm a pending t whose new expiry maps to the bucket it is in. */
+void wheel_rekey(struct timer_base *w, struct timer *t, uint32_t expires, uint32_t hard);
+/* Take t off its bucket or the running list. */
+void wheel_unlink(struct timer_base *w, struct timer *t);
+/* Empty bucket b and return its list. */
 struct timer *wheel_bucket_take(struct timer_base *w, unsigned b);
+/* Put t, just taken from its bucket, on the list of timers to run now. */
 void wheel_run_add(struct timer_base *w, struct timer *t);
+/* The first occupied bucket of a level at or after index `from`, going
+ * round: its distance from `from`, or -1 if the level is empty. */
+int level_scan(const struct timer_base *w, const struct wheel_level *lv, unsigned from);
+/* The next jiffy with work, as a distance from the base; false: none. */
 bool wheel_next_work(const struct timer_base *w, uint32_t *distance);
 
 #endif
