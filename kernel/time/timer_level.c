@@ -1,7 +1,8 @@
 /* kernel/time/timer_level.c — jiffy timers on a wheel that never cascades.
  *
  * The design is Linux 4.8's timer wheel (Thomas Gleixner's 2016 rewrite),
- * the one that replaced the cascading wheel of kernel/time/timer.c.  Every
+ * the one that replaced the cascading wheel of kernel/time/timer_cascade.c
+ * (whose design is the header comment of kernel/time/timer.c).  Every
  * level has 64 buckets; each level's buckets are 8 times wider than the
  * level below (Linux: LVL_BITS 6, LVL_CLK_SHIFT 3).  A timer goes into the
  * level fine enough for how far ahead it is, and there it stays: its expiry

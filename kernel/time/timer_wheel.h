@@ -6,9 +6,9 @@
  * says only how its buckets are laid out and used: its levels, which
  * bucket a timer goes in, what to do when the wheel reaches a jiffy, and
  * (the level wheel) how to move a stale clock forward.  The cascading
- * wheel's ops are in timer.c, the level wheel's in timer_level.c.  Both
- * keep their buckets through kernel/time/timer_bucket.c: the lists, each
- * bucket's cached earliest timer, the occupancy bits and their scan.
+ * wheel's ops are in timer_cascade.c, the level wheel's in timer_level.c.
+ * Both keep their buckets through kernel/time/timer_bucket.c: the lists,
+ * each bucket's cached earliest timer, the occupancy bits and their scan.
  */
 #ifndef LULL_TIME_TIMER_WHEEL_H
 #define LULL_TIME_TIMER_WHEEL_H
