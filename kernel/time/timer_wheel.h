@@ -1,12 +1,13 @@
 /* kernel/time/timer_wheel.h — the seam between the timer API and its two
  * bucket layers, for kernel/time/ only.
  *
- * kernel/time/timer.c owns everything a caller sees: locking, the running
- * list, callbacks, remote arming, windows, the next-expiry walk.  A wheel
- * says only how its buckets are laid out and used: its levels, which
- * bucket a timer goes in, what to do when the wheel reaches a jiffy, and
- * (the level wheel) how to move a stale clock forward.  The cascading
- * wheel's ops are in timer_cascade.c, the level wheel's in timer_level.c.
+ * kernel/time/timer.c and timer_expiry.c own everything a caller sees:
+ * locking, the running list, callbacks, remote arming, windows, the
+ * next-expiry walk.  A wheel says only how its buckets are laid out and
+ * used: its levels, which bucket a timer goes in, what to do when the
+ * wheel reaches a jiffy, and (the level wheel) how to move a stale clock
+ * forward.  The cascading wheel's ops are in timer_cascade.c, the level
+ * wheel's in timer_level.c.
  * Both keep their buckets through kernel/time/timer_bucket.c: the lists,
  * each bucket's cached earliest timer, the occupancy bits and their scan.
  */
@@ -14,6 +15,7 @@
 #define LULL_TIME_TIMER_WHEEL_H
 
 #include "time/timer.h"
+#include "time/arch.h"
 
 /* t->bucket of a timer taken from its bucket and waiting to be run. */
 #define TIMER_BUCKET_RUNNING  0xFFFFu
@@ -44,6 +46,12 @@ struct wheel_ops {
 };
 
 extern const struct wheel_ops timer_cascade_ops, timer_level_ops;
+
+/* This CPU's wheel, and CPU `cpu`'s. */
+static inline struct timer_base *this_base(void)
+{
+	return arch_timer_base(arch_this_cpu_id());
+}
 
 /* ------------------------------------------ timer_bucket.c: the buckets */
 /* Interrupts off, the wheel's lock held. */
