@@ -70,8 +70,8 @@ _Static_assert(WHEEL_BUCKETS % BITS_PER_WORD == 0 && WHEEL_BUCKETS < 0xFFFF,
 struct wheel_ops;
 
 /* One CPU's wheel: every CPU has its own (the kernel keeps it in the CPU's
- * struct cpu; arch_timer_base finds it), under its own lock.  Only
- * kernel/time/timer.c looks inside. */
+ * struct cpu; arch_timer_base finds it), under its own lock.  Only the
+ * timer files of kernel/time/ look inside (timer_wheel.h lists them). */
 struct timer_base {
 	spinlock_t lock;
 	unsigned cpu;                           /* whose wheel */

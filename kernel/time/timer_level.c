@@ -68,7 +68,8 @@
  * jiffies, but never past the earliest bucket still to run.
  *
  * Everything else (locks, the running list, callbacks, remote arming, the
- * next-expiry walk, switching wheels) is timer.c's, shared by both wheels.
+ * next-expiry walk, switching wheels) is shared by both wheels: timer.c,
+ * timer_expiry.c and timer_base.c (kernel/time/timer_wheel.h maps them).
  */
 #include "time/jiffies.h"
 #include "timer_wheel.h"

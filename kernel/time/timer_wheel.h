@@ -1,15 +1,28 @@
-/* kernel/time/timer_wheel.h — the seam between the timer API and its two
- * bucket layers, for kernel/time/ only.
+/* kernel/time/timer_wheel.h — what the jiffy-timer files share, and
+ * nothing outside kernel/time/ needs (that is include/time/timer.h):
  *
- * kernel/time/timer.c and timer_expiry.c own everything a caller sees:
- * locking, the running list, callbacks, remote arming, windows, the
- * next-expiry walk.  A wheel says only how its buckets are laid out and
- * used: its levels, which bucket a timer goes in, what to do when the
+ *   timer.c          the cascading wheel's design (its header comment),
+ *                    and a timer's life: timer_init, arming (timer_mod,
+ *                    timer_add, timer_mod_on...) and disarming (timer_del,
+ *                    timer_del_sync...), under the lock of t's base;
+ *   timer_expiry.c   the tick's side: timer_run_expired, and the
+ *                    next-expiry query (timer_next_expiry...);
+ *   timer_base.c     each CPU's wheel as a whole: timer_wheel_init, the
+ *                    wheel= option, timer_wheel_switch, timer_wheel_remap,
+ *                    timer_count, timer_for_each;
+ *   timer_bucket.c   the buckets both wheels keep: the lists, each
+ *                    bucket's cached earliest timer, the occupancy bits
+ *                    and their scan;
+ *   timer_cascade.c  the cascading wheel's bucket layer (Linux to 4.7);
+ *   timer_level.c    the level wheel's (Linux 4.8).
+ *
+ * It is the seam between the timer API and its two bucket layers.  The
+ * first three files own everything a caller sees: locking, the running
+ * list, callbacks, remote arming, windows, the next-expiry walk.  A wheel
+ * says only how its buckets are laid out and used, through struct
+ * wheel_ops: its levels, which bucket a timer goes in, what to do when the
  * wheel reaches a jiffy, and (the level wheel) how to move a stale clock
- * forward.  The cascading wheel's ops are in timer_cascade.c, the level
- * wheel's in timer_level.c.
- * Both keep their buckets through kernel/time/timer_bucket.c: the lists,
- * each bucket's cached earliest timer, the occupancy bits and their scan.
+ * forward.
  */
 #ifndef LULL_TIME_TIMER_WHEEL_H
 #define LULL_TIME_TIMER_WHEEL_H
@@ -46,6 +59,8 @@ struct wheel_ops {
 };
 
 extern const struct wheel_ops timer_cascade_ops, timer_level_ops;
+
+/* ---------------------------------------------------------- the bases */
 
 /* This CPU's wheel, and CPU `cpu`'s. */
 static inline struct timer_base *this_base(void)
