@@ -57,7 +57,7 @@ struct hrtimer_run_frame {
 
 /* One CPU's heap: every CPU has its own (the kernel keeps it in the CPU's
  * struct cpu; arch_hrtimer_base finds it), under its own lock.  Only
- * kernel/time/hrtimer.c looks inside. */
+ * kernel/time/hrtimer.c and hrtimer_heap.c look inside. */
 struct hrtimer_base {
 	spinlock_t lock;
 	unsigned cpu;                   /* whose heap */
