@@ -343,11 +343,14 @@ bench: $(BUILD)/lull.elf $(BUILD)/lull.iso
 # re-arms).  Also writes $(BUILD)/bench/timer-core.csv and one callgrind dump
 # per phase ($(BUILD)/bench/timer-core.callgrind.N, for callgrind_annotate).
 # (Rebuilt when any header or HZ changes: `make test` builds it so it cannot rot.)
-$(BUILD)/timer_bench: bench/timer_bench.c kernel/time/timer.c kernel/time/timer_level.c kernel/time/slack.c kernel/time/jiffies.c kernel/time/percpu.c tests/unit/host_arch.c \
+TIMER_BENCH_SRCS := bench/timer_bench.c kernel/time/timer.c kernel/time/timer_bucket.c \
+                    kernel/time/timer_cascade.c kernel/time/timer_expiry.c kernel/time/timer_base.c \
+                    kernel/time/timer_level.c kernel/time/slack.c kernel/time/jiffies.c kernel/time/percpu.c tests/unit/host_arch.c
+$(BUILD)/timer_bench: $(TIMER_BENCH_SRCS) $(wildcard kernel/time/*.h) \
                       $(shell find include -name '*.h') $(HZ_STAMP) | deps
 	@mkdir -p $(BUILD)
 	$(HOSTCC) -std=gnu11 -O2 -g -Wall -Wextra -Werror -Iinclude -DLULL_HOST -DCONFIG_HZ=$(HZ) \
-	  -o $@ bench/timer_bench.c kernel/time/timer.c kernel/time/timer_level.c kernel/time/slack.c kernel/time/jiffies.c kernel/time/percpu.c tests/unit/host_arch.c
+	  -o $@ $(TIMER_BENCH_SRCS)
 bench-timers: $(BUILD)/timer_bench
 	@mkdir -p $(BUILD)/bench
 	$(BUILD)/timer_bench -o $(BUILD)/bench $(if $(QUICK),10) | tee $(BUILD)/bench/timer-core.txt

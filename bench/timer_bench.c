@@ -1,5 +1,5 @@
 /* bench/timer_bench.c — host micro-benchmark of lull's timer wheel
- * (kernel/time/timer.c, compiled unchanged) against a binary-heap timer
+ * (kernel/time/timer*.c, compiled unchanged) against a binary-heap timer
  * queue written here as the baseline.
  *
  * Workloads:
@@ -344,7 +344,7 @@ static void timeout_census(struct htimer *ht, unsigned ops, uint64_t seed, struc
 
 /* Replay the timeout workload on the wheel, unmeasured, and count the
  * re-arms whose new expiry falls in the bucket the timer is already in:
- * the wheel only rekeys those (wheel_rekey() in kernel/time/timer.c). */
+ * the wheel only rekeys those (wheel_rekey() in kernel/time/timer_bucket.c). */
 static void timeout_wheel_census(struct timer *wt, unsigned ops, uint64_t seed, struct census *c)
 {
 	uint32_t jw = 0;

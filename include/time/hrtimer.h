@@ -56,8 +56,8 @@ struct hrtimer_run_frame {
 };
 
 /* One CPU's heap: every CPU has its own (in the time core's struct
- * time_cpu; time_hrtimer_base finds it, percpu.h), under its own lock.  Only
- * kernel/time/hrtimer.c looks inside. */
+ * time_cpu; time_hrtimer_base finds it, percpu.h), under its own lock.
+ * Only kernel/time/hrtimer.c and hrtimer_heap.c look inside. */
 struct hrtimer_base {
 	spinlock_t lock;
 	unsigned cpu;                   /* whose heap */

@@ -71,7 +71,7 @@ struct wheel_ops;
 
 /* One CPU's wheel: every CPU has its own (in the time core's struct
  * time_cpu; time_timer_base finds it, percpu.h), under its own lock.  Only
- * kernel/time/timer.c looks inside. */
+ * the timer files of kernel/time/ look inside (timer_wheel.h lists them). */
 struct timer_base {
 	spinlock_t lock;
 	unsigned cpu;                           /* whose wheel */

@@ -1,7 +1,8 @@
 /* kernel/time/timer_level.c — jiffy timers on a wheel that never cascades.
  *
  * The design is Linux 4.8's timer wheel (Thomas Gleixner's 2016 rewrite),
- * the one that replaced the cascading wheel of kernel/time/timer.c.  Every
+ * the one that replaced the cascading wheel of kernel/time/timer_cascade.c
+ * (whose design is the header comment of kernel/time/timer.c).  Every
  * level has 64 buckets; each level's buckets are 8 times wider than the
  * level below (Linux: LVL_BITS 6, LVL_CLK_SHIFT 3).  A timer goes into the
  * level fine enough for how far ahead it is, and there it stays: its expiry
@@ -55,7 +56,7 @@
  * divides j has one bucket with E = j (level 0 every jiffy, level 1 every
  * 8th, ...): each is emptied onto the running list (level_collect).  The
  * wheel jumps over jiffies with no occupied bucket, as the cascading wheel
- * does (wheel_next_work in timer.c), so a long skip costs nothing.
+ * does (wheel_next_work in timer_bucket.c), so a long skip costs nothing.
  *
  * The stale clock (level_forward).  The wheel's base is the next jiffy it
  * will process.  A CPU idle with its tick stopped does not process
@@ -67,7 +68,8 @@
  * jiffies, but never past the earliest bucket still to run.
  *
  * Everything else (locks, the running list, callbacks, remote arming, the
- * next-expiry walk, switching wheels) is timer.c's, shared by both wheels.
+ * next-expiry walk, switching wheels) is shared by both wheels: timer.c,
+ * timer_expiry.c and timer_base.c (kernel/time/timer_wheel.h maps them).
  */
 #include "time/jiffies.h"
 #include "timer_wheel.h"

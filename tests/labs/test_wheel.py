@@ -1,7 +1,8 @@
-"""Lab wheel (docs/labs/wheel.md): in kernel/time/timer.c, where a timer
-goes (cascade_bucket_for), cancelling (bucket_forget), expiry and the
-cascade (cascade_collect, wheel_cascade) and the next-expiry query
-(wheel_earliest).  Graded by the randomized reference-model unit tests
+"""Lab wheel (docs/labs/wheel.md): where a timer goes (cascade_bucket_for),
+cancelling (bucket_forget), expiry and the cascade (cascade_collect,
+wheel_cascade) and the next-expiry query (wheel_earliest), in
+kernel/time/timer_cascade.c, timer_bucket.c and timer_expiry.c.  Graded
+by the randomized reference-model unit tests
 (tests/unit/test_timer_wheel.c), a counted next-expiry cost and a booted
 kernel on the cascading wheel."""
 import pytest

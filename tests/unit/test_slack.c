@@ -1,4 +1,4 @@
-// SOURCES: kernel/time/timer.c kernel/time/timer_level.c kernel/time/slack.c kernel/time/jiffies.c tests/unit/host_arch.c kernel/time/optimum.c kernel/time/percpu.c
+// SOURCES: kernel/time/timer.c kernel/time/timer_bucket.c kernel/time/timer_cascade.c kernel/time/timer_expiry.c kernel/time/timer_base.c kernel/time/timer_level.c kernel/time/slack.c kernel/time/jiffies.c tests/unit/host_arch.c kernel/time/optimum.c kernel/time/percpu.c
 /* tests/unit/test_slack.c — windows are never violated.
  *
  * First each class's slack (kernel/time/slack.c) against the formula in

@@ -1,4 +1,4 @@
-// SOURCES: kernel/time/timer.c kernel/time/timer_level.c kernel/time/slack.c kernel/time/jiffies.c tests/unit/host_arch.c kernel/time/percpu.c
+// SOURCES: kernel/time/timer.c kernel/time/timer_bucket.c kernel/time/timer_cascade.c kernel/time/timer_expiry.c kernel/time/timer_base.c kernel/time/timer_level.c kernel/time/slack.c kernel/time/jiffies.c tests/unit/host_arch.c kernel/time/percpu.c
 /* tests/unit/test_timer_wheel.c — both wheels against a model.
  *
  * The model is an array of armed timers.  For each it keeps the jiffy the
