@@ -78,7 +78,7 @@ void hrtimer_init(struct hrtimer *t, enum hrtimer_restart (*fn)(struct hrtimer *
 int hrtimer_start(struct hrtimer *t, uint64_t expires_ns);
 /* Windows (include/time/slack.h).  hrtimer_start queues t for the window
  * [expires_ns, hard_ns], hard_ns from t's class and how far ahead of
- * hrtimer_clock_ns() expires_ns is; hrtimer_start_range_ns gives the slack
+ * the tick's clock (its clock_ns, below) expires_ns is; hrtimer_start_range_ns gives the slack
  * (Linux's name and meaning: hard = soft + slack_ns).  A timer runs with the
  * first hrtimer_run_expired at or after its soft end; hrtimer_next_expiry
  * is the earliest hard end.  hrtimer_set_class chooses the class for the
@@ -86,9 +86,6 @@ int hrtimer_start(struct hrtimer *t, uint64_t expires_ns);
  * A restarted periodic timer (hrtimer_forward) keeps its window's width. */
 int hrtimer_start_range_ns(struct hrtimer *t, uint64_t expires_ns, uint64_t slack_ns);
 void hrtimer_set_class(struct hrtimer *t, enum timer_class c, unsigned pct);
-/* The clock class slack counts from (the tick sets ktime_get_ns; NULL:
- * every timer counts as due now, so a class gives no slack). */
-extern uint64_t (*hrtimer_clock_ns)(void);
 
 /* Cancelling, as Linux's pair of the same names.
  *
@@ -144,21 +141,36 @@ void hrtimer_bases_init(void);
  * it; hrtimer_start and hrtimer_cancel act on the heap it is on, and a
  * timer fires on that CPU; hrtimer_start_on moves it to CPU `cpu`'s heap
  * (panics if that CPU is not online; returns as hrtimer_start).
- * When that makes another CPU's earliest deadline earlier,
- * hrtimer_armed_remote(cpu) is called (the tick sets it: that CPU may be
- * asleep, or awake with its device programmed for later).  It is called
- * with interrupts off and that CPU's heap still locked, so that whoever
- * finds the new timer there finds it told: it must not take that lock. */
+ * When that makes another CPU's earliest deadline earlier, that CPU is
+ * told (the tick's armed_remote, below). */
 int hrtimer_start_on(struct hrtimer *t, uint64_t expires_ns, unsigned cpu);
 int hrtimer_start_range_ns_on(struct hrtimer *t, uint64_t expires_ns, uint64_t slack_ns, unsigned cpu);
-extern void (*hrtimer_armed_remote)(unsigned cpu);
 
-/* Called (with interrupts off) when hrtimer_start makes the earliest
- * deadline earlier than it was, or queues the only timer, so the tick code
- * can reprogram the event device sooner.  Not called when the earliest
- * moves later (a cancel, a restart further out): that costs one early,
- * empty interrupt.  Nor for HRTIMER_RESTART re-queues inside
- * hrtimer_run_expired, whose caller reprograms after it.  May be NULL. */
-extern void (*hrtimer_first_changed)(uint64_t expires_ns);
+/* What the hrtimers ask of the tick, which sits above them: registered
+ * once, before the first timer is armed (tick_install_timer_hooks); with
+ * none registered, or a member NULL, that step does nothing (the host
+ * tests run the heaps alone).
+ *   clock_ns       the clock class slack counts from (ktime_get_ns; none:
+ *                  every timer counts as due now, so a class gives no
+ *                  slack).
+ *   first_changed  this CPU's earliest deadline became earlier, or the
+ *                  only timer was queued (interrupts off): reprogram the
+ *                  device sooner.  Not called when the earliest moves
+ *                  later (a cancel, a restart further out): that costs
+ *                  one early, empty interrupt.  Nor for HRTIMER_RESTART
+ *                  re-queues inside hrtimer_run_expired, whose caller
+ *                  reprograms after it.
+ *   armed_remote   a start on another CPU made that CPU's earliest
+ *                  deadline earlier: it may be asleep, or awake with its
+ *                  device programmed for later.  Called with interrupts
+ *                  off and that CPU's heap still locked, so that whoever
+ *                  finds the new timer there finds it told: it must not
+ *                  take that lock. */
+struct hrtimer_tick_ops {
+	uint64_t (*clock_ns)(void);
+	void (*first_changed)(uint64_t expires_ns);
+	void (*armed_remote)(unsigned cpu);
+};
+void hrtimer_set_tick_ops(const struct hrtimer_tick_ops *ops);
 
 #endif

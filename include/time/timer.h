@@ -138,12 +138,21 @@ int timer_mod_range(struct timer *t, uint32_t soft, uint32_t hard);
 void timer_set_class(struct timer *t, enum timer_class c, unsigned pct);
 /* timer_mod on CPU `cpu`'s wheel: t moves there, pending or not (panics if
  * that CPU is not online).  Returns 1 if it was pending before, anywhere.
- * Armed for another CPU, timer_armed_remote(cpu) is called afterwards (the
- * tick sets it: that CPU may be asleep with its tick stopped, and must
+ * Armed for another CPU, that CPU is told afterwards (the tick's
+ * armed_remote, below: it may be asleep with its tick stopped, and must
  * wake to look at its wheel again). */
 int timer_mod_on(struct timer *t, uint32_t expires, unsigned cpu);
 int timer_mod_range_on(struct timer *t, uint32_t soft, uint32_t hard, unsigned cpu);
-extern void (*timer_armed_remote)(unsigned cpu);
+
+/* What the wheel asks of the tick, which sits above it: registered once,
+ * before the first timer is armed (tick_install_timer_hooks); none (the
+ * host tests' wheel alone) tells no one.
+ *   armed_remote   a timer was armed, by any of the functions above, on
+ *                  another CPU's wheel (called with no lock held). */
+struct timer_tick_ops {
+	void (*armed_remote)(unsigned cpu);
+};
+void timer_set_tick_ops(const struct timer_tick_ops *ops);
 /* Disarm.  Returns 1 if it was pending.  An all-zero timer (a static one
  * never through timer_init) is not pending: 0.  It does not wait for, nor
  * tell of, a callback running now (Linux's del_timer): that callback may

@@ -27,7 +27,30 @@
  * links its frame in front of the one it interrupted.  hrtimer_init walks
  * them to refuse re-initialising a timer whose callback is still running.) */
 
-void (*hrtimer_first_changed)(uint64_t expires_ns);
+/* The tick's hooks (hrtimer.h), NULL until it registers them. */
+static const struct hrtimer_tick_ops *tick_ops;
+
+void hrtimer_set_tick_ops(const struct hrtimer_tick_ops *ops)
+{
+	tick_ops = ops;
+}
+
+static uint64_t clock_ns_or(uint64_t fallback)
+{
+	return tick_ops && tick_ops->clock_ns ? tick_ops->clock_ns() : fallback;
+}
+
+static void tell_first_changed(uint64_t first)
+{
+	if (tick_ops && tick_ops->first_changed)
+		tick_ops->first_changed(first);
+}
+
+static void tell_armed_remote(unsigned cpu)
+{
+	if (tick_ops && tick_ops->armed_remote)
+		tick_ops->armed_remote(cpu);
+}
 
 static bool hrtimer_firing(const struct hrtimer_base *b, const struct hrtimer *t)
 {
@@ -54,8 +77,6 @@ static struct hrtimer_base *lock_hrtimer_base(const struct hrtimer *t, unsigned 
 		spin_unlock_irqrestore(&b->lock, *flags);
 	}
 }
-
-void (*hrtimer_armed_remote)(unsigned cpu);
 
 /* Re-initialising a queued timer would set heap_index to -1 while the heap
  * still holds it: a later start queues it twice, and its first expiry
@@ -88,8 +109,6 @@ void hrtimer_init(struct hrtimer *t, enum hrtimer_restart (*fn)(struct hrtimer *
 	t->base = this_base();
 }
 
-uint64_t (*hrtimer_clock_ns)(void);
-
 /* expires + slack, saturating. */
 static uint64_t hard_of(uint64_t expires_ns, uint64_t slack_ns)
 {
@@ -100,7 +119,7 @@ static uint64_t hard_of(uint64_t expires_ns, uint64_t slack_ns)
  * from how far ahead of now that is (with no clock hooked up: none). */
 static uint64_t class_hard_ns(const struct hrtimer *t, uint64_t expires_ns)
 {
-	uint64_t now = hrtimer_clock_ns ? hrtimer_clock_ns() : expires_ns;
+	uint64_t now = clock_ns_or(expires_ns);
 	uint64_t ahead = expires_ns > now ? expires_ns - now : 0;
 	return hard_of(expires_ns, timer_slack((enum timer_class)t->class, t->slack_pct, ahead, NSEC_PER_SEC));
 }
@@ -148,13 +167,13 @@ static int hrtimer_start_window_on(struct hrtimer *t, uint64_t expires_ns, uint6
 	uint64_t first = sooner ? first_hard(to) : 0;
 	/* Another CPU's: told while its heap is still locked, so that no one
 	 * there sees the new earliest timer before it is told (hrtimer.h). */
-	if (sooner && !here && hrtimer_armed_remote)
-		hrtimer_armed_remote(cpu);
+	if (sooner && !here)
+		tell_armed_remote(cpu);
 	spin_unlock_two(&from->lock, &to->lock);
 	/* The hook runs with interrupts still off but no lock held: it may
 	 * look at the heap again. */
-	if (sooner && here && hrtimer_first_changed)
-		hrtimer_first_changed(first);
+	if (sooner && here)
+		tell_first_changed(first);
 	arch_irq_restore(flags);
 	return ret;
 }
@@ -170,11 +189,11 @@ static int hrtimer_start_window(struct hrtimer *t, uint64_t expires_ns, uint64_t
 		ret = was;
 	bool here = b->cpu == arch_this_cpu_id();
 	uint64_t first = sooner ? first_hard(b) : 0;
-	if (sooner && !here && hrtimer_armed_remote)
-		hrtimer_armed_remote(b->cpu);   /* heap locked, as above */
+	if (sooner && !here)
+		tell_armed_remote(b->cpu);      /* heap locked, as above */
 	spin_unlock(&b->lock);
-	if (sooner && here && hrtimer_first_changed)
-		hrtimer_first_changed(first);
+	if (sooner && here)
+		tell_first_changed(first);
 	arch_irq_restore(flags);
 	return ret;
 }
@@ -391,8 +410,6 @@ void hrtimer_bases_init(void)
 void hrtimer_reset_for_test(void)
 {
 	hrtimer_bases_init();
-	hrtimer_first_changed = NULL;
-	hrtimer_armed_remote = NULL;
-	hrtimer_clock_ns = NULL;
+	tick_ops = NULL;
 }
 #endif

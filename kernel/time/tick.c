@@ -267,8 +267,14 @@ static void tick_kick_remote_hr(unsigned cpu)
  * (tick_start, before the first timer is armed). */
 void tick_install_timer_hooks(void)
 {
-	hrtimer_first_changed = hrtimer_changed;
-	hrtimer_clock_ns = ktime_get_ns;    /* what class slack counts from */
-	timer_armed_remote = tick_kick_remote;
-	hrtimer_armed_remote = tick_kick_remote_hr;
+	static const struct hrtimer_tick_ops hr_ops = {
+		.clock_ns = ktime_get_ns,       /* what class slack counts from */
+		.first_changed = hrtimer_changed,
+		.armed_remote = tick_kick_remote_hr,
+	};
+	static const struct timer_tick_ops wheel_ops = {
+		.armed_remote = tick_kick_remote,
+	};
+	hrtimer_set_tick_ops(&hr_ops);
+	timer_set_tick_ops(&wheel_ops);
 }

@@ -113,7 +113,13 @@ static struct timer_base *lock_timer_base(const struct timer *t, unsigned long *
 	}
 }
 
-void (*timer_armed_remote)(unsigned cpu);
+/* The tick's hooks (timer.h), NULL until it registers them. */
+static const struct timer_tick_ops *tick_ops;
+
+void timer_set_tick_ops(const struct timer_tick_ops *ops)
+{
+	tick_ops = ops;
+}
 
 /* Every arm of a timer, by whichever function, ends here once the locks are
  * dropped: a timer now on another CPU's wheel is that CPU's news (it may
@@ -121,8 +127,8 @@ void (*timer_armed_remote)(unsigned cpu);
  * before; the tick's hook wakes it if so). */
 static void wheel_armed_on(unsigned cpu)
 {
-	if (cpu != arch_this_cpu_id() && timer_armed_remote)
-		timer_armed_remote(cpu);
+	if (cpu != arch_this_cpu_id() && tick_ops && tick_ops->armed_remote)
+		tick_ops->armed_remote(cpu);
 }
 
 /* Whether t is on one of the wheel's lists, judged by the wheel's own

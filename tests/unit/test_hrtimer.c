@@ -482,7 +482,8 @@ static void hook(uint64_t expires)
 static void test_first_changed_hook(void **state)
 {
 	(void)state;
-	hrtimer_first_changed = hook;
+	static const struct hrtimer_tick_ops ops = { .first_changed = hook };
+	hrtimer_set_tick_ops(&ops);
 	rng_state = 7;
 	for (int op = 0; op < 20000; op++) {
 		struct tt *x = &T[rnd_below(64)];
@@ -506,7 +507,7 @@ static void test_first_changed_hook(void **state)
 		check_model();
 	}
 	assert_true(hook_calls > 100);
-	hrtimer_first_changed = NULL;
+	hrtimer_set_tick_ops(NULL);
 }
 
 /* A static hrtimer never started is all zeros: cancelling it is a quiet
@@ -543,7 +544,8 @@ static void test_windows_never_violated(void **state)
 		win_fired = 0;
 		rng_state = seed;
 		fake_now = 1000000;
-		hrtimer_clock_ns = fake_clock;
+		static const struct hrtimer_tick_ops ops = { .clock_ns = fake_clock };
+		hrtimer_set_tick_ops(&ops);
 		unsigned armed = 0;
 		for (unsigned i = 0; i < HRTIMER_MAX; i++)
 			hrtimer_init(&T[i].t, window_cb, names[i]);

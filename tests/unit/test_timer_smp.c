@@ -378,8 +378,10 @@ static void test_every_remote_arm_tells_its_cpu(void **state)
 {
 	(void)state;
 	two_cpus();
-	timer_armed_remote = record_told;
-	hrtimer_armed_remote = record_told_hr;
+	static const struct timer_tick_ops wheel_ops = { .armed_remote = record_told };
+	static const struct hrtimer_tick_ops hr_ops = { .armed_remote = record_told_hr };
+	timer_set_tick_ops(&wheel_ops);
+	hrtimer_set_tick_ops(&hr_ops);
 	told_unlocked[0] = told_unlocked[1] = 0;
 	host_cpu_id = 1;
 	timer_init(&wt, nothing, "far");
@@ -413,7 +415,8 @@ static void test_every_remote_arm_tells_its_cpu(void **state)
 	assert_int_equal(told_unlocked[1], 0);
 	timer_del_sync(&wt);
 	hrtimer_cancel(&hr);
-	timer_armed_remote = NULL;
+	timer_set_tick_ops(NULL);
+	hrtimer_set_tick_ops(NULL);
 }
 
 /* ----------------------------------------------- a randomized stress */
