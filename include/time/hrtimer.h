@@ -72,6 +72,8 @@ struct hrtimer_base {
  * that slot holding t), never by trusting t.  Panics if t is queued or its
  * callback is running. */
 void hrtimer_init(struct hrtimer *t, enum hrtimer_restart (*fn)(struct hrtimer *), const char *name);
+/* Its name for messages ("?" for a timer given none). */
+static inline const char *hrtimer_name(const struct hrtimer *t) { return t->name ? t->name : "?"; }
 /* Queue (or re-queue) t at expires_ns.  1 if it was queued before (the
  * old deadline is gone, as Linux 2.6's hrtimer_start said), 0 if not,
  * -ENOSPC if the heap is full (t stays as it was). */

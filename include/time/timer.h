@@ -115,6 +115,8 @@ void timer_wheel_init(uint32_t now);
  * wheel_holds in kernel/time/timer.c), never by following a pointer in t.
  * Panics if t is pending or its callback is running. */
 void timer_init(struct timer *t, void (*fn)(struct timer *), const char *name);
+/* Its name for messages ("?" for a timer given none). */
+static inline const char *timer_name(const struct timer *t) { return t->name ? t->name : "?"; }
 /* Arm t, which must not be pending (panics if it is), for `expires`: for
  * code that means "start this timer", where finding it already armed is a
  * bug.  Expiry rules as for timer_mod. */

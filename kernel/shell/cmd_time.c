@@ -139,7 +139,7 @@ static void show_timer(struct timer *t, void *ctx)
 	kprintf("  wheel    expires jiffy %u (%s%d ticks)  window +%u ticks  ", t->expires,
 	        ahead >= 0 ? "in " : "", ahead, t->hard - t->expires);
 	show_class(t->class, t->slack_pct);
-	kprintf("  %s\n", t->name ? t->name : "?");
+	kprintf("  %s\n", timer_name(t));
 }
 
 static void show_hrtimer(struct hrtimer *t, void *ctx)
@@ -154,7 +154,7 @@ static void show_hrtimer(struct hrtimer *t, void *ctx)
 	print_duration_ns(t->hard_ns - t->expires_ns);
 	kprintf("  ");
 	show_class(t->class, t->slack_pct);
-	kprintf("  %s\n", t->name ? t->name : "?");
+	kprintf("  %s\n", hrtimer_name(t));
 }
 
 int cmd_timers(int argc, char **argv)

@@ -27,6 +27,13 @@
  * links its frame in front of the one it interrupted.  hrtimer_init walks
  * them to refuse re-initialising a timer whose callback is still running.) */
 
+/* A timer started with no function would crash its CPU at expiry. */
+static void hrtimer_check_function(const struct hrtimer *t)
+{
+	if (t->function == NULL)
+		panic("hrtimer_start: %s has no function", hrtimer_name(t));
+}
+
 /* The tick's hooks (hrtimer.h), NULL until it registers them. */
 static const struct hrtimer_tick_ops *tick_ops;
 
@@ -134,11 +141,10 @@ void hrtimer_set_class(struct hrtimer *t, enum timer_class c, unsigned pct)
 static int hrtimer_start_window_on(struct hrtimer *t, uint64_t expires_ns, uint64_t hard_ns,
                                    unsigned cpu)
 {
-	if (t->function == NULL)
-		panic("hrtimer_start: %s has no function", t->name ? t->name : "?");
+	hrtimer_check_function(t);
 	if (cpu >= arch_nr_cpus())
 		panic("hrtimer_start_on: %s for CPU %u, which is not online",
-		      t->name ? t->name : "?", cpu);
+		      hrtimer_name(t), cpu);
 	struct hrtimer_base *to = time_hrtimer_base(cpu), *from;
 	unsigned long flags = arch_irq_save();
 	for (;;) {
@@ -210,15 +216,13 @@ int hrtimer_start_range_ns_on(struct hrtimer *t, uint64_t expires_ns, uint64_t s
 
 int hrtimer_start(struct hrtimer *t, uint64_t expires_ns)
 {
-	if (t->function == NULL)
-		panic("hrtimer_start: %s has no function", t->name ? t->name : "?");
+	hrtimer_check_function(t);
 	return hrtimer_start_window(t, expires_ns, class_hard_ns(t, expires_ns));
 }
 
 int hrtimer_start_range_ns(struct hrtimer *t, uint64_t expires_ns, uint64_t slack_ns)
 {
-	if (t->function == NULL)
-		panic("hrtimer_start: %s has no function", t->name ? t->name : "?");
+	hrtimer_check_function(t);
 	return hrtimer_start_window(t, expires_ns, hard_of(expires_ns, slack_ns));
 }
 
@@ -268,7 +272,7 @@ int hrtimer_cancel(struct hrtimer *t)
 		struct hrtimer_base *b = READ_ONCE(t->base);
 		if (b->cpu == arch_this_cpu_id())
 			panic("hrtimer_cancel: %s from its own callback (hrtimer_try_to_cancel "
-			      "does not wait)", t->name ? t->name : "?");
+			      "does not wait)", hrtimer_name(t));
 		while (hrtimer_callback_running(t))
 			cpu_relax();
 	}
@@ -279,9 +283,9 @@ int hrtimer_cancel(struct hrtimer *t)
 uint64_t hrtimer_forward(struct hrtimer *t, uint64_t now_ns, uint64_t interval_ns)
 {
 	if (interval_ns == 0)
-		panic("hrtimer_forward: %s: zero interval", t->name ? t->name : "?");
+		panic("hrtimer_forward: %s: zero interval", hrtimer_name(t));
 	if (t->heap_index >= 0)
-		panic("hrtimer_forward: %s is queued (cancel it first)", t->name ? t->name : "?");
+		panic("hrtimer_forward: %s is queued (cancel it first)", hrtimer_name(t));
 	if (t->expires_ns > now_ns)
 		return 0;
 	uint64_t n = (now_ns - t->expires_ns) / interval_ns + 1;
@@ -344,7 +348,7 @@ unsigned hrtimer_run_expired(uint64_t now_ns)
 			if (why) {
 				b->runs = frame.outer;
 				spin_unlock(&b->lock);  /* (a test catches the panic) */
-				panic("hrtimer_run_expired: %s: %s", t->name ? t->name : "?", why);
+				panic("hrtimer_run_expired: %s: %s", hrtimer_name(t), why);
 			}
 		}
 	}

@@ -191,9 +191,16 @@ void timer_init(struct timer *t, void (*fn)(struct timer *), const char *name)
  * wheel's base: that lags jiffies through a tickless sleep, and leads it
  * by one in a run, so a late callback re-arming itself would get far more
  * slack than its class allows.) */
-static uint32_t class_hard(const struct timer_base *w, const struct timer *t, uint32_t expires)
+/* A timer armed with no function would crash its CPU at expiry: stop here,
+ * naming the caller. */
+static void timer_check_function(const struct timer *t, const char *who)
 {
-	UNUSED(w);
+	if (t->function == NULL)
+		panic("%s: %s has no function", who, timer_name(t));
+}
+
+static uint32_t class_hard(const struct timer *t, uint32_t expires)
+{
 	if (t->class == TIMER_CLASS_DEFAULT && timer_slack_percent == 0)
 		return expires;         /* the common case, exact: nothing to work out */
 	int32_t ahead = (int32_t)(expires - jiffies);
@@ -243,12 +250,11 @@ void timer_set_class(struct timer *t, enum timer_class c, unsigned pct)
 /* timer_mod and timer_mod_range: hard_given false takes the class's. */
 static int timer_mod_window(struct timer *t, uint32_t expires, uint32_t hard, bool hard_given)
 {
-	if (t->function == NULL)
-		panic("timer_mod: %s has no function", t->name ? t->name : "?");
+	timer_check_function(t, "timer_mod");
 	unsigned long flags;
 	struct timer_base *w = lock_timer_base(t, &flags);
 	int was_pending = timer_pending(t);
-	wheel_arm(w, t, expires, hard_given ? hard : class_hard(w, t, expires), was_pending);
+	wheel_arm(w, t, expires, hard_given ? hard : class_hard(t, expires), was_pending);
 	unsigned cpu = w->cpu;
 	spin_unlock_irqrestore(&w->lock, flags);
 	wheel_armed_on(cpu);
@@ -269,10 +275,9 @@ int timer_mod_range(struct timer *t, uint32_t soft, uint32_t hard)
 static int timer_mod_window_on(struct timer *t, uint32_t expires, uint32_t hard, bool hard_given,
                                unsigned cpu)
 {
-	if (t->function == NULL)
-		panic("timer_mod_on: %s has no function", t->name ? t->name : "?");
+	timer_check_function(t, "timer_mod_on");
 	if (cpu >= arch_nr_cpus())
-		panic("timer_mod_on: %s for CPU %u, which is not online", t->name ? t->name : "?", cpu);
+		panic("timer_mod_on: %s for CPU %u, which is not online", timer_name(t), cpu);
 	struct timer_base *to = time_timer_base(cpu), *from;
 	unsigned long flags = arch_irq_save();
 	for (;;) {
@@ -296,7 +301,7 @@ static int timer_mod_window_on(struct timer *t, uint32_t expires, uint32_t hard,
 			wheel_unlink(from, t);
 		t->base = to;
 	}
-	wheel_arm(to, t, expires, hard_given ? hard : class_hard(to, t, expires),
+	wheel_arm(to, t, expires, hard_given ? hard : class_hard(t, expires),
 	          from == to && was_pending);
 	spin_unlock_two(&from->lock, &to->lock);
 	arch_irq_restore(flags);
@@ -318,16 +323,15 @@ int timer_mod_range_on(struct timer *t, uint32_t soft, uint32_t hard, unsigned c
  * can arm t in between. */
 void timer_add(struct timer *t, uint32_t expires)
 {
-	if (t->function == NULL)
-		panic("timer_mod: %s has no function", t->name ? t->name : "?");
+	timer_check_function(t, "timer_mod");
 	unsigned long flags;
 	struct timer_base *w = lock_timer_base(t, &flags);
 	if (timer_pending(t)) {
 		spin_unlock_irqrestore(&w->lock, flags);
 		panic("timer_add: %s is already pending (timer_mod re-arms)",
-		      t->name ? t->name : "?");
+		      timer_name(t));
 	}
-	wheel_arm(w, t, expires, class_hard(w, t, expires), 0);
+	wheel_arm(w, t, expires, class_hard(t, expires), 0);
 	unsigned cpu = w->cpu;
 	spin_unlock_irqrestore(&w->lock, flags);
 	wheel_armed_on(cpu);
@@ -392,7 +396,7 @@ int timer_del_sync(struct timer *t)
 		 * inside it), which waiting cannot outlast. */
 		if (READ_ONCE(t->base)->cpu == arch_this_cpu_id())
 			panic("timer_del_sync: %s from its own callback (timer_try_to_del "
-			      "does not wait)", t->name ? t->name : "?");
+			      "does not wait)", timer_name(t));
 		while (timer_callback_running(t))
 			cpu_relax();
 	}
