@@ -349,6 +349,17 @@ static void test_preferred_name(void **state)
  * again for what is left: a clocksource that stood still (stalled, until
  * the watchdog replaces it) makes every real event look stale, and a
  * dropped one would leave the device unarmed and the CPU asleep for good. */
+/* A 1 GHz counter (one count per ns) at 5 s, timekeeping on it, and a
+ * 1 GHz one-shot device, both registered. */
+static void one_ghz_clock_and_device(struct fake_counter *gi, struct fake_clockevent *d)
+{
+	fake_counter_init(gi, "gi", 300, 1000000000, 64);
+	gi->value = 5 * NSEC_PER_SEC;
+	assert_int_equal(clocksource_register(&gi->cs), 0);
+	fake_clockevent_init(d, "dev", 100, CLOCK_EVT_FEAT_ONESHOT, 1000000000, 1, 0xFFFFFFFF);
+	assert_int_equal(clockevents_register(&d->dev), 0);
+}
+
 static unsigned stale_handled;
 static void stale_count_handler(struct clock_event_device *dev) { (void)dev; stale_handled++; }
 
@@ -357,11 +368,7 @@ static void test_stale_event_is_armed_again(void **state)
 	(void)state;
 	static struct fake_counter gi;
 	static struct fake_clockevent d;
-	fake_counter_init(&gi, "gi", 300, 1000000000, 64);     /* 1 GHz: 1 count per ns */
-	gi.value = 5 * NSEC_PER_SEC;
-	assert_int_equal(clocksource_register(&gi.cs), 0);
-	fake_clockevent_init(&d, "dev", 100, CLOCK_EVT_FEAT_ONESHOT, 1000000000, 1, 0xFFFFFFFF);
-	assert_int_equal(clockevents_register(&d.dev), 0);
+	one_ghz_clock_and_device(&gi, &d);
 	d.dev.event_handler = stale_count_handler;
 	stale_handled = 0;
 	host_irqs_disabled = true;
@@ -393,11 +400,7 @@ static void test_program_counts_from_the_clock_not_a_stale_now(void **state)
 	(void)state;
 	static struct fake_counter gi;
 	static struct fake_clockevent d;
-	fake_counter_init(&gi, "gi", 300, 1000000000, 64);     /* 1 GHz: 1 count per ns */
-	gi.value = 5 * NSEC_PER_SEC;
-	assert_int_equal(clocksource_register(&gi.cs), 0);
-	fake_clockevent_init(&d, "dev", 100, CLOCK_EVT_FEAT_ONESHOT, 1000000000, 1, 0xFFFFFFFF);
-	assert_int_equal(clockevents_register(&d.dev), 0);
+	one_ghz_clock_and_device(&gi, &d);
 	host_irqs_disabled = true;
 	assert_int_equal(clockevents_set_oneshot(&d.dev), 0);
 	uint64_t stale = ktime_get_ns();
