@@ -14,12 +14,14 @@ int cmd_timers(int argc, char **argv);
 int cmd_wheel(int argc, char **argv);
 int cmd_irqs(int argc, char **argv);
 int cmd_sleep(int argc, char **argv);
-int cmd_hz(int argc, char **argv);
-int cmd_tick(int argc, char **argv);
 int cmd_busy(int argc, char **argv);
 
-/* kernel/shell/cmd_dyntick.c */
+/* kernel/shell/cmd_tick.c */
+int cmd_tick(int argc, char **argv);
 int cmd_dyntick(int argc, char **argv);
+int cmd_hz(int argc, char **argv);
+
+/* kernel/shell/cmd_dyntick.c */
 int cmd_wakeups(int argc, char **argv);
 int cmd_idle(int argc, char **argv);
 int cmd_power(int argc, char **argv);

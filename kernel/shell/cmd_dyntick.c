@@ -1,6 +1,5 @@
 /* kernel/shell/cmd_dyntick.c — the shell commands that make the HZ trade-off
- * visible: dyntick (the 2005 patch's status), wakeups ("why did I wake?"),
- * idle, power (watts from wakeups, a model), latency (a small cyclictest), trace, and two timer exercisers —
+ * visible: wakeups ("why did I wake?"), idle, power (watts from wakeups, a model), latency (a small cyclictest), trace, and two timer exercisers —
  * every (a periodic wheel timer) and keytimer (a timer armed from an
  * interrupt handler); alarm has its own file, cmd_alarm.c. */
 #include "shell/args.h"
@@ -42,29 +41,6 @@ static void print_ms_1(uint64_t ns)     /* "3333.3" */
 {
 	char num[FMT_FIXED_SIZE];
 	kprintf("%s", fmt_fixed(num, sizeof(num), ns / (NSEC_PER_MSEC / 10), 1));
-}
-
-/* ---------------------------------------------------------- dyntick */
-
-int cmd_dyntick(int argc, char **argv)
-{
-	struct tick_cpu *tc = this_tick();
-	if (argc == 2 && strcmp(argv[1], "on") == 0)
-		return tick_set_mode(TICK_MODE_DYNTICK);
-	if (argc == 2 && strcmp(argv[1], "off") == 0)
-		return tick_set_mode(TICK_MODE_PERIODIC);
-	if (argc != 1)
-		return SHELL_USAGE;
-	/* The 2005 dyntick patch's sysfs file, line for line. */
-	kprintf("suitable:\t%d\n", tick_skipping_suitable());
-	kprintf("enabled:\t%d\n", tc->mode != TICK_MODE_PERIODIC);
-	kprintf("using APIC:\t%d\n", strcmp(tc->dev->name, "lapic") == 0);
-	kprintf("mode: %s, device: %s, max skip: %llu ticks at HZ=%u\n", tick_mode_name(tc->mode),
-	        tc->dev->name, (unsigned long long)tick_max_skip(), tc->hz);
-	kprintf("skips: %llu, ticks skipped: %llu, catch-ups: %llu, longest skip: %llu ticks\n",
-	        (unsigned long long)tc->skips, (unsigned long long)tc->ticks_skipped,
-	        (unsigned long long)tc->catchups, (unsigned long long)tc->longest_skip);
-	return 0;
 }
 
 /* ---------------------------------------------------------- wakeups */
