@@ -21,10 +21,12 @@ int cmd_tick(int argc, char **argv);
 int cmd_dyntick(int argc, char **argv);
 int cmd_hz(int argc, char **argv);
 
-/* kernel/shell/cmd_dyntick.c */
+/* kernel/shell/cmd_wakeups.c */
 int cmd_wakeups(int argc, char **argv);
 int cmd_idle(int argc, char **argv);
 int cmd_power(int argc, char **argv);
+
+/* kernel/shell/cmd_dyntick.c */
 int cmd_latency(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
 int cmd_every(int argc, char **argv);
