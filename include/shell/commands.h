@@ -26,9 +26,13 @@ int cmd_wakeups(int argc, char **argv);
 int cmd_idle(int argc, char **argv);
 int cmd_power(int argc, char **argv);
 
-/* kernel/shell/cmd_dyntick.c */
+/* kernel/shell/cmd_latency.c */
 int cmd_latency(int argc, char **argv);
+
+/* kernel/shell/cmd_trace.c */
 int cmd_trace(int argc, char **argv);
+
+/* kernel/shell/cmd_dyntick.c */
 int cmd_every(int argc, char **argv);
 int cmd_keytimer(int argc, char **argv);
 
