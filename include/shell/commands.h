@@ -32,7 +32,7 @@ int cmd_latency(int argc, char **argv);
 /* kernel/shell/cmd_trace.c */
 int cmd_trace(int argc, char **argv);
 
-/* kernel/shell/cmd_dyntick.c */
+/* kernel/shell/cmd_exercise.c */
 int cmd_every(int argc, char **argv);
 int cmd_keytimer(int argc, char **argv);
 

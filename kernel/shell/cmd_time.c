@@ -1,9 +1,10 @@
 /* kernel/shell/cmd_time.c — the shell's window onto the time subsystem:
- * uptime, clocksource, clockevent, timers, wheel, irqs, sleep, busy (the
- * tick's mode and rate are in cmd_tick.c; wakeups, idle and power in
- * cmd_wakeups.c; latency and trace in cmd_latency.c and cmd_trace.c; the
- * timer exercisers every and keytimer in cmd_dyntick.c).  Each handler parses strictly
- * (include/shell/args.h) and answers errors with "error:" or a usage line. */
+ * uptime, clocksource, clockevent, timers, wheel, irqs, sleep, busy.  The
+ * rest of time has files of its own: the tick's mode and rate (cmd_tick.c),
+ * wakeups, idle and power (cmd_wakeups.c), latency (cmd_latency.c), trace
+ * (cmd_trace.c), and the timer exercisers every and keytimer
+ * (cmd_exercise.c).  Each handler parses strictly (include/shell/args.h)
+ * and answers errors with "error:" or a usage line. */
 #include "shell/args.h"
 #include "console.h"
 #include "idle.h"

@@ -1,26 +1,17 @@
-/* kernel/shell/cmd_dyntick.c — two timer exercisers —
- * every (a periodic wheel timer) and keytimer (a timer armed from an
- * interrupt handler); alarm has its own file, cmd_alarm.c. */
+/* kernel/shell/cmd_exercise.c — two timer exercisers: `every` keeps a
+ * periodic wheel timer running (it shows in `timers`, and its wakeups in
+ * `wakeups`), and `keytimer` arms a wheel timer from inside the serial
+ * interrupt handler, where jiffies must already be caught up after a
+ * stopped tick.  Pintos' alarm tests have their own file, cmd_alarm.c. */
 #include "shell/args.h"
 #include "console.h"
-#include "histogram.h"
 #include "idle.h"
-#include "arch/irq.h"
 #include "kprintf.h"
-#include "arch/smp.h"
 #include "kstring.h"
 #include "shell/shell.h"
-#include "time/arch.h"
-#include "time/clocksource.h"
-#include "time/hrtimer.h"
-#include "time/path.h"
 #include "time/jiffies.h"
-#include "time/tick.h"
 #include "time/timekeeping.h"
 #include "time/timer.h"
-#include "time/trace.h"
-#include "time/wakeups.h"
-#include "power_model.h"
 #include "shell/commands.h"
 
 #define EVERY_MAX_MS      3600000u
