@@ -62,6 +62,30 @@ static void print_latency_percentile(const char *label, unsigned pct)
 	kprintf(" %s=%s%u", label, clipped ? ">=" : "", us);
 }
 
+/* A small log2 histogram: [0,1) [1,2) [2,4) ... us.  Its last bin,
+ * from 16384 us up, also holds the bucket of 20 ms and over, so it
+ * has no upper edge and says so. */
+static void print_latency_histogram(void)
+{
+	uint32_t bins[LATENCY_LOG2_BINS] = { 0 }, top = 1;
+	for (uint32_t us = 0; us <= LATENCY_HIST_US; us++)
+		bins[hist_log2_bin(us, LATENCY_LOG2_BINS)] += lat.hist[us];
+	for (unsigned b = 0; b < LATENCY_LOG2_BINS; b++)
+		top = MAX(top, bins[b]);
+	for (unsigned b = 0; b < LATENCY_LOG2_BINS; b++) {
+		if (!bins[b])
+			continue;
+		uint32_t lo, hi;
+		if (hist_log2_bounds(b, LATENCY_LOG2_BINS, &lo, &hi))
+			kprintf("  %5u-%-5u us %8u ", lo, hi, bins[b]);
+		else
+			kprintf("  >=%-9u us %8u ", lo, bins[b]);
+		for (uint32_t i = 0; i < (uint64_t)bins[b] * 40 / top; i++)
+			kprintf("#");
+		kprintf("\n");
+	}
+}
+
 /* `latency ... breakdown`: where the time went, stage by stage
  * (include/time/path.h), in ns at the TSC's calibrated rate: the average
  * wakeup, and the one slowest from the interrupt's entry to the callback.
@@ -138,26 +162,7 @@ int cmd_latency(int argc, char **argv)
 	print_latency_percentile("p50", 50);
 	print_latency_percentile("p99", 99);
 	kprintf(" max=%llu (us)\n", (unsigned long long)(lat.max / NSEC_PER_USEC));
-	/* A small log2 histogram: [0,1) [1,2) [2,4) ... us.  Its last bin,
-	 * from 16384 us up, also holds the bucket of 20 ms and over, so it
-	 * has no upper edge and says so. */
-	uint32_t bins[LATENCY_LOG2_BINS] = { 0 }, top = 1;
-	for (uint32_t us = 0; us <= LATENCY_HIST_US; us++)
-		bins[hist_log2_bin(us, LATENCY_LOG2_BINS)] += lat.hist[us];
-	for (unsigned b = 0; b < LATENCY_LOG2_BINS; b++)
-		top = MAX(top, bins[b]);
-	for (unsigned b = 0; b < LATENCY_LOG2_BINS; b++) {
-		if (!bins[b])
-			continue;
-		uint32_t lo, hi;
-		if (hist_log2_bounds(b, LATENCY_LOG2_BINS, &lo, &hi))
-			kprintf("  %5u-%-5u us %8u ", lo, hi, bins[b]);
-		else
-			kprintf("  >=%-9u us %8u ", lo, bins[b]);
-		for (uint32_t i = 0; i < (uint64_t)bins[b] * 40 / top; i++)
-			kprintf("#");
-		kprintf("\n");
-	}
+	print_latency_histogram();
 	if (breakdown)
 		print_breakdown(lat.sum / lat.n);
 	return console_interrupted() ? -EINTR : 0;
