@@ -38,6 +38,8 @@ int cmd_keytimer(int argc, char **argv);
 
 /* kernel/shell/cmd_inject.c */
 int cmd_inject(int argc, char **argv);
+
+/* kernel/shell/cmd_watchdog.c */
 int cmd_watchdog(int argc, char **argv);
 
 /* kernel/shell/cmd_smp.c */

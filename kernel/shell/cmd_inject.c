@@ -1,6 +1,5 @@
 /* kernel/shell/cmd_inject.c — `inject`: make the timer hardware lie on
- * purpose, then check that lull recovered; `watchdog`: what the clocksource
- * watchdog sees (docs/robustness.md).
+ * purpose, then check that lull recovered (docs/robustness.md).
  *
  * Every injection runs between witnesses: before the fault, each online
  * CPU gets an hrtimer and a wheel timer at two deadlines that span the
@@ -522,44 +521,4 @@ int cmd_inject(int argc, char **argv)
 	    parse_signed(argv[2], INJECT_MAX_PPM, &v) == 0)
 		return inject_tsc(false, v);
 	return SHELL_USAGE;
-}
-
-/* ---------------------------------------------------------- watchdog */
-
-int cmd_watchdog(int argc, char **argv)
-{
-	if (argc == 2 && strcmp(argv[1], "check") == 0)
-		watchdog_check();
-	else if (argc != 1)
-		return SHELL_USAGE;
-	struct watchdog_status st;
-	watchdog_get_status(&st);
-	if (!st.ref) {
-		kprintf("watchdog: off (no reference counter)\n");
-		return 0;
-	}
-	if (st.bound_ns == UINT64_MAX)
-		kprintf("watchdog: against %s, on interrupts that come anyway (no wakeups of its own)\n",
-		        st.ref->name);
-	else
-		kprintf("watchdog: against %s, on interrupts that come anyway, at least every %llu ms\n",
-		        st.ref->name, (unsigned long long)(st.bound_ns / NSEC_PER_MSEC));
-	kprintf("checks %llu, skipped for slow reads %llu, alarms %llu\n",
-	        (unsigned long long)st.checks, (unsigned long long)st.slow_reads,
-	        (unsigned long long)st.alarms);
-	for (struct clocksource *cs = clocksource_first(); cs; cs = cs->next) {
-		if (cs == st.ref)
-			continue;
-		kprintf("  %-8s ", cs->name);
-		if (cs_unstable(cs))
-			kprintf("unstable\n");
-		else if (!cs->wd_valid)
-			kprintf("not watched%s\n", cs->driven_by ? " (counts ticks)" : " yet");
-		else
-			kprintf("last %+lld ns in %llu ms (%+d ppm), worst %llu ns\n",
-			        (long long)cs->wd_skew_ns,
-			        (unsigned long long)(cs->wd_interval_ns / NSEC_PER_MSEC), (int)cs->wd_ppm,
-			        (unsigned long long)cs->wd_worst_ns);
-	}
-	return 0;
 }
