@@ -47,12 +47,12 @@ _Static_assert(STRESS_HRTIMERS + 16 <= HRTIMER_MAX, "room on one CPU for every s
  * delivers an interrupt: in tickless mode a CPU's device must be armed for
  * no later than its earliest hrtimer, so a CPU that runs with interrupts
  * on while an hrtimer of its own is due, its device armed for later, lost
- * that timer (issue 31, defect 4: an hrtimer armed from another CPU waited
- * for this one's next tick, for milliseconds).  Each arming loop looks
- * before every step.  Neither a host stop nor a late interrupt from the
- * emulator can fail it: both leave the device armed in time.  A deadline
- * that passed while the device was written is armed again as soon as the
- * device can (tick_program_oneshot), and that counts as in time. */
+ * that timer: one armed from another CPU would wait for this CPU's next
+ * tick, milliseconds late.  Each arming loop looks before every step.
+ * Neither a host stop nor a late interrupt from the emulator can fail it:
+ * both leave the device armed in time.  A deadline that passed while the
+ * device was written is armed again as soon as the device can
+ * (tick_program_oneshot), and that counts as in time. */
 #define STRESS_UNARMED_BOUND_US 100
 
 /* ---------------------------------------------------------- timeron */
