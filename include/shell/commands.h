@@ -44,6 +44,8 @@ int cmd_watchdog(int argc, char **argv);
 
 /* kernel/shell/cmd_smp.c */
 int cmd_timeron(int argc, char **argv);
+
+/* kernel/shell/cmd_stress.c */
 int cmd_stress(int argc, char **argv);
 
 /* kernel/shell/cmd_timerload.c */

@@ -1,9 +1,9 @@
-"""Timers across CPUs (kernel/shell/cmd_smp.c, docs/smp.md): every CPU has
-its own timer wheel and hrtimer heap; a timer armed from one CPU for
-another fires there, on time, even if that CPU sleeps with its tick
-stopped (the arming CPU wakes it with an IPI); and timers armed, moved and
-cancelled from every CPU at once are never lost, doubled, early or run on
-the wrong CPU.
+"""Timers across CPUs (kernel/shell/cmd_smp.c and cmd_stress.c,
+docs/smp.md): every CPU has its own timer wheel and hrtimer heap; a timer
+armed from one CPU for another fires there, on time, even if that CPU
+sleeps with its tick stopped (the arming CPU wakes it with an IPI); and
+timers armed, moved and cancelled from every CPU at once are never lost,
+doubled, early or run on the wrong CPU.
 
 The stress tests whose subject is CPUs racing run on the host's clock
 (icount=None): only then does QEMU run the vCPUs in parallel host threads.
