@@ -43,6 +43,7 @@ int cmd_inject(int argc, char **argv);
 int cmd_watchdog(int argc, char **argv);
 
 /* kernel/shell/cmd_smp.c */
+int cmd_cpus(int argc, char **argv);
 int cmd_timeron(int argc, char **argv);
 
 /* kernel/shell/cmd_stress.c */
@@ -58,6 +59,5 @@ int cmd_alarm(int argc, char **argv);
 /* kernel/shell/cmd_platform.c */
 int cmd_acpi(int argc, char **argv);
 int cmd_date(int argc, char **argv);
-int cmd_cpus(int argc, char **argv);
 
 #endif
