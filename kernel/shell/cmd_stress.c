@@ -4,6 +4,11 @@
  * on the wrong CPU or later than a stated bound; and, in tickless mode,
  * no CPU's own device left armed past a due hrtimer of its own
  * (docs/robustness.md, "Stress from every context").
+ *
+ * Longer than ~400 lines on purpose: the bounds, the accounting of a
+ * timer's armings (struct stress_timer), the step, the checks its callback
+ * makes and the report all work on one static state, and read best
+ * together, top to bottom, in the order they run.
  */
 #include "arch/irq.h"
 #include "arch/smp.h"
@@ -312,17 +317,17 @@ static unsigned stress_pending(void)
 	return n;
 }
 
-/* stress SECONDS: every CPU arms and cancels the same timers at once. */
-int cmd_stress(int argc, char **argv)
+static unsigned stress_owed(void)
 {
-	uint32_t s;
-	if (argc != 2 || parse_u32(argv[1], 1, STRESS_MAX_S, &s) != 0)
-		return SHELL_USAGE;
-	for (unsigned i = 1; i < cpus_online; i++)
-		if (cpus[i].call_fn) {
-			kprintf("error: CPU %u is busy already\n", i);
-			return -EBUSY;
-		}
+	unsigned n = 0;
+	for (unsigned i = 0; i < ARRAY_SIZE(stress.t); i++)
+		n += stress.t[i].owed;
+	return n;
+}
+
+/* Every stress timer set up afresh, every count zeroed. */
+static void stress_reset(void)
+{
 	for (unsigned i = 0; i < ARRAY_SIZE(stress.t); i++) {
 		struct stress_timer *st = &stress.t[i];
 		st->lock = (spinlock_t)SPINLOCK_INIT;
@@ -346,7 +351,14 @@ int cmd_stress(int argc, char **argv)
 		stress.unarmed_ns[i] = 0;
 		stress.unarmed_over[i] = 0;
 	}
-	stress.end_ns = ktime_get_ns() + (uint64_t)s * NSEC_PER_SEC;
+}
+
+/* `secs` seconds of steps: every AP's arming loop in the background, this
+ * CPU's in the foreground, and one in every interrupt; back once every
+ * loop has ended. */
+static void stress_run(uint32_t secs)
+{
+	stress.end_ns = ktime_get_ns() + (uint64_t)secs * NSEC_PER_SEC;
 	irq_test_hook = stress_irq_hook;
 	stress.running = cpus_online;
 	for (unsigned i = 1; i < cpus_online; i++)
@@ -355,29 +367,39 @@ int cmd_stress(int argc, char **argv)
 	stress_worker((void *)0);
 	wait_event(__atomic_load_n(&stress.running, __ATOMIC_ACQUIRE) == 0);
 	irq_test_hook = NULL;
-	/* Let every timer still armed come due (each is at most
-	 * STRESS_MAX_MS ahead, plus a tick). */
+}
+
+/* Let every timer still armed come due (each is at most STRESS_MAX_MS
+ * ahead, plus a tick). */
+static void stress_drain(void)
+{
 	for (unsigned ms = 0; ms < STRESS_DRAIN_MS && stress_pending(); ms += STRESS_DRAIN_STEP_MS)
 		sleep_ns(STRESS_DRAIN_STEP_MS * NSEC_PER_MSEC);
-	unsigned pending = stress_pending(), owed = 0;
-	for (unsigned i = 0; i < ARRAY_SIZE(stress.t); i++)
-		owed += stress.t[i].owed;
-	/* Every arming ends one way: it fired, a cancel disarmed it, a later
-	 * arm replaced it while pending, or it is still pending. */
-	uint32_t ended = stress.fired + stress.cancelled + stress.replaced + pending;
+}
+
+/* The first line: how the armings ended, and what the checks found. */
+static void stress_print_counts(unsigned pending)
+{
 	kprintf("stress: %u CPUs, %u arms, %u fired, %u cancelled, %u re-armed while pending, "
 	        "%u still pending; %u early, %u on the wrong CPU (%u not checked: re-armed as it fired); "
 	        "%u ran with no arming owing it\n",
 	        cpus_online, stress.arms, stress.fired, stress.cancelled, stress.replaced, pending,
 	        stress.early, stress.wrong_cpu, stress.unchecked, stress.unowed);
+}
+
+/* The second line: where the steps came from, the latest checked callback
+ * and the longest stall.  Sets *latest (ns); true if that callback ran
+ * more than STRESS_LATE_BOUND_MS beyond the longest stall. */
+static bool stress_print_lateness(uint64_t *latest)
+{
 	uint64_t stall = 0;
 	for (unsigned i = 0; i < cpus_online; i++)
 		if (stress.stall_ns[i] > stall)
 			stall = stress.stall_ns[i];
-	uint64_t latest = (uint64_t)stress.worst_late_jiffies * (NSEC_PER_SEC / tick_hz);
-	if (stress.worst_late_ns > latest)
-		latest = stress.worst_late_ns;
-	bool too_late = latest > stall + STRESS_LATE_BOUND_MS * NSEC_PER_MSEC;
+	*latest = (uint64_t)stress.worst_late_jiffies * (NSEC_PER_SEC / tick_hz);
+	if (stress.worst_late_ns > *latest)
+		*latest = stress.worst_late_ns;
+	bool too_late = *latest > stall + STRESS_LATE_BOUND_MS * NSEC_PER_MSEC;
 	char late[FMT_FIXED_SIZE], stalled[FMT_FIXED_SIZE];
 	kprintf("stress: %u steps from timer callbacks, %u from interrupt handlers; latest: hrtimer "
 	        "%s ms, wheel timer %u jiffies after its deadline; %u later than %u ms; "
@@ -386,18 +408,63 @@ int cmd_stress(int argc, char **argv)
 	        fmt_fixed(late, sizeof(late), stress.worst_late_ns / 1000, 3), stress.worst_late_jiffies,
 	        stress.too_late, STRESS_LATE_BOUND_MS,
 	        fmt_fixed(stalled, sizeof(stalled), stall / 1000, 3));
-	uint64_t unarmed = 0;
+	return too_late;
+}
+
+/* The third line: the CPUs' looks at their own devices.  Sets *unarmed
+ * to the longest a due hrtimer waited on a device armed for later (ns);
+ * returns how many looks found that for longer than the bound. */
+static uint32_t stress_print_devices(uint64_t *unarmed)
+{
 	uint32_t checks = 0, unarmed_over = 0;
+	*unarmed = 0;
 	for (unsigned i = 0; i < cpus_online; i++) {
 		checks += stress.device_checks[i];
 		unarmed_over += stress.unarmed_over[i];
-		if (stress.unarmed_ns[i] > unarmed)
-			unarmed = stress.unarmed_ns[i];
+		if (stress.unarmed_ns[i] > *unarmed)
+			*unarmed = stress.unarmed_ns[i];
 	}
+	char late[FMT_FIXED_SIZE];
 	kprintf("stress: %u looks at a CPU's own device (tickless only): a due hrtimer with the "
 	        "device armed for later for at most %s ms; %u such looks past %u us\n",
-	        checks, fmt_fixed(late, sizeof(late), unarmed / 1000, 3), unarmed_over,
+	        checks, fmt_fixed(late, sizeof(late), *unarmed / 1000, 3), unarmed_over,
 	        STRESS_UNARMED_BOUND_US);
+	return unarmed_over;
+}
+
+static void stress_cancel_all(void)
+{
+	for (unsigned i = 0; i < ARRAY_SIZE(stress.t); i++) {
+		if (stress.t[i].hr)
+			hrtimer_cancel(&stress.t[i].hrt);
+		else
+			timer_del_sync(&stress.t[i].wheel);
+	}
+}
+
+/* stress SECONDS: every CPU arms and cancels the same timers at once. */
+int cmd_stress(int argc, char **argv)
+{
+	uint32_t s;
+	if (argc != 2 || parse_u32(argv[1], 1, STRESS_MAX_S, &s) != 0)
+		return SHELL_USAGE;
+	for (unsigned i = 1; i < cpus_online; i++)
+		if (cpus[i].call_fn) {
+			kprintf("error: CPU %u is busy already\n", i);
+			return -EBUSY;
+		}
+	stress_reset();
+	stress_run(s);
+	stress_drain();
+	unsigned pending = stress_pending(), owed = stress_owed();
+	/* Every arming ends one way: it fired, a cancel disarmed it, a later
+	 * arm replaced it while pending, or it is still pending. */
+	uint32_t ended = stress.fired + stress.cancelled + stress.replaced + pending;
+	stress_print_counts(pending);
+	uint64_t latest, unarmed;
+	bool too_late = stress_print_lateness(&latest);
+	uint32_t unarmed_over = stress_print_devices(&unarmed);
+	char late[FMT_FIXED_SIZE];
 	if (too_late)
 		kprintf("error: stress: a callback ran %llu ms after its deadline, more than %u ms "
 		        "beyond the longest stall\n",
@@ -406,12 +473,7 @@ int cmd_stress(int argc, char **argv)
 		kprintf("error: stress: a CPU ran %s ms past a due hrtimer of its own with its "
 		        "device armed for later\n",
 		        fmt_fixed(late, sizeof(late), unarmed / 1000, 3));
-	for (unsigned i = 0; i < ARRAY_SIZE(stress.t); i++) {
-		if (stress.t[i].hr)
-			hrtimer_cancel(&stress.t[i].hrt);
-		else
-			timer_del_sync(&stress.t[i].wheel);
-	}
+	stress_cancel_all();
 	if (ended != stress.arms || pending || owed || stress.early || stress.wrong_cpu ||
 	    stress.unowed) {
 		kprintf("error: stress: %d armings unaccounted for, %u pending and %u callbacks "
