@@ -1,10 +1,8 @@
 /* kernel/shell/commands.c — the shell's command table, and the commands that
  * belong to no subsystem (help, version, cmdline, mem, reboot, poweroff,
- * fault).  The others live next door, one topic a file (cmd_platform.c:
- * acpi, date; cmd_time.c, and the files its header names: time; cmd_smp.c:
- * the CPUs and timers across them; cmd_stress.c, cmd_inject.c,
- * cmd_watchdog.c: the checks that timers survive); they are listed here so
- * that this one table is the whole shell.
+ * fault).  The others live next door in cmd_*.c, one topic a file
+ * (include/shell/commands.h says which file holds which); they are listed
+ * here so that this one table is the whole shell.
  */
 #include "shell/shell.h"
 #include "shell/commands.h"
