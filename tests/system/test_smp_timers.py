@@ -75,8 +75,8 @@ def test_hrtimer_for_a_busy_tickless_cpu_runs_on_time(run):
     would look at its heap only at its next tick; the arming CPU kicks it
     and the kick's interrupt programs its device for the timer
     (tick_kick_remote_hr).  Under icount each runs 22 us late (the IPI and
-    the interrupt path at 16 ns an instruction); before the kick, 0.02,
-    1.7, then 2.4 ms (issue 31, defect 4)."""
+    the interrupt path at 16 ns an instruction); without the kick, 0.02,
+    1.7, then 2.4 ms."""
     r = run(["busy 20 1"] + ["timeron 1 1"] * 5, extra=["-smp", "2"])
     for i in range(5):
         hr = TIMERON_HR.search(r.out("timeron 1 1", i))
@@ -105,8 +105,8 @@ def check_stress(out, cpus):
     assert device, out
     looks, unarmed_ms, over, unarmed_bound = device.groups()
     # No CPU ran on with a due hrtimer of its own and its device armed for
-    # later (issue 31, defect 4), on any clock: neither a host stop nor a
-    # late interrupt from QEMU leaves the device armed late.
+    # later, on any clock: neither a host stop nor a late interrupt from
+    # QEMU leaves the device armed late.
     assert int(over) == 0 and float(unarmed_ms) * 1000 <= int(unarmed_bound), out
     assert "stress: ok" in out, out
     return int(looks)
@@ -134,9 +134,8 @@ def test_stress_round_robin_and_one_cpu(run):
     tickless, the default: each CPU re-arms its LAPIC timer all the time,
     so the others get turns; the module's docstring), and on one CPU.
     Before every step each arming loop looks at its own CPU: a due hrtimer
-    there with the device armed for later fails the run (issue 31, defect
-    4).  With the busy-CPU kick taken out of tick_kick_remote_hr it fails
-    here: a CPU ran 1.6 ms past a due hrtimer, 1042 looks past 100 us (and
+    there with the device armed for later fails the run.  With the busy-CPU
+    kick taken out of tick_kick_remote_hr it fails here: a CPU ran 1.6 ms past a due hrtimer, 1042 looks past 100 us (and
     test_stress_from_every_cpu_at_once, on the host's clock, with 2.2 ms)."""
     r = run(["stress 2"], extra=["-smp", "4"], timeout=60)
     assert check_stress(r.out("stress 2"), 4) > 10000, r.out("stress 2")
