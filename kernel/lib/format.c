@@ -80,6 +80,128 @@ static int64_t fetch_signed(va_list *ap, int length)
 	}
 }
 
+/* A conversion's flags, width, precision and length, from f (just past
+ * the '%'), a '*' taking its value from ap.  Returns the place of the
+ * conversion character. */
+static const char *parse_spec(const char *f, va_list *ap, struct spec *sp)
+{
+	for (;; f++) {                          /* flags */
+		if (*f == '-')
+			sp->left = true;
+		else if (*f == '0')
+			sp->zero = true;
+		else if (*f == '+')
+			sp->plus = true;
+		else
+			break;
+	}
+	if (*f == '*') {                        /* width */
+		sp->width = va_arg(*ap, int);
+		if (sp->width < 0) {
+			sp->left = true;
+			sp->width = -sp->width;
+		}
+		f++;
+	} else {
+		while (*f >= '0' && *f <= '9')
+			sp->width = sp->width * 10 + (*f++ - '0');
+	}
+	if (*f == '.') {                        /* precision */
+		f++;
+		sp->precision = 0;
+		if (*f == '*') {
+			sp->precision = va_arg(*ap, int);
+			f++;
+		} else {
+			while (*f >= '0' && *f <= '9')
+				sp->precision = sp->precision * 10 + (*f++ - '0');
+		}
+	}
+	if (*f == 'l') {                        /* length */
+		sp->length = 1;
+		if (*++f == 'l') {
+			sp->length = 2;
+			f++;
+		}
+	} else if (*f == 'z') {
+		sp->length = 3;
+		f++;
+	}
+	return f;
+}
+
+/* A number in base 10 or 16 after `prefix` (sign or 0x), padded to the
+ * spec's width. */
+static void emit_number(struct sink *s, const struct spec *sp, const char *prefix, uint64_t v,
+                        unsigned base, bool upper)
+{
+	char buf[24];                           /* 2^64 needs 20 digits */
+	char *end = buf + sizeof(buf);
+	char *p = render_unsigned(end, v, base, upper);
+	emit_padded(s, sp, prefix, p, (int)(end - p));
+}
+
+/* The conversion whose character f points at, its argument taken from ap.
+ * Returns where the format goes on from: f, or the character before it
+ * for a lone '%' at the very end. */
+static const char *emit_conversion(struct sink *s, struct spec *sp, const char *f, va_list *ap)
+{
+	switch (*f) {
+	case 'd':
+	case 'i': {
+		int64_t v = fetch_signed(ap, sp->length);
+		uint64_t mag = v < 0 ? -(uint64_t)v : (uint64_t)v;
+		emit_number(s, sp, v < 0 ? "-" : sp->plus ? "+" : "", mag, 10, false);
+		break;
+	}
+	case 'u':
+		emit_number(s, sp, "", fetch_unsigned(ap, sp->length), 10, false);
+		break;
+	case 'x':
+	case 'X':
+		emit_number(s, sp, "", fetch_unsigned(ap, sp->length), 16, *f == 'X');
+		break;
+	case 'p': {
+		/* Always 0x and 8 digits on i386: addresses line up in dumps. */
+		uintptr_t v = (uintptr_t)va_arg(*ap, void *);
+		struct spec ps = *sp;
+		ps.zero = true;
+		if (ps.width < 10)
+			ps.width = 10;
+		emit_number(s, &ps, "0x", v, 16, false);
+		break;
+	}
+	case 'c': {
+		char c = (char)va_arg(*ap, int);
+		sp->zero = false;
+		emit_padded(s, sp, "", &c, 1);
+		break;
+	}
+	case 's': {
+		const char *str = va_arg(*ap, const char *);
+		if (!str)
+			str = "(null)";
+		int len = 0;
+		while (str[len] && (sp->precision < 0 || len < sp->precision))
+			len++;
+		sp->zero = false;
+		emit_padded(s, sp, "", str, len);
+		break;
+	}
+	case '%':
+		emit(s, '%');
+		break;
+	case '\0':                              /* lone % at the end */
+		emit(s, '%');
+		return f - 1;
+	default:                                /* unknown: show it as is */
+		emit(s, '%');
+		emit(s, *f);
+		break;
+	}
+	return f;
+}
+
 int kvformat(format_putc_fn putc, void *ctx, const char *fmt, va_list ap_in)
 {
 	struct sink s = { putc, ctx, 0 };
@@ -92,110 +214,8 @@ int kvformat(format_putc_fn putc, void *ctx, const char *fmt, va_list ap_in)
 			continue;
 		}
 		struct spec sp = { .precision = -1 };
-		f++;
-		for (;; f++) {                          /* flags */
-			if (*f == '-')
-				sp.left = true;
-			else if (*f == '0')
-				sp.zero = true;
-			else if (*f == '+')
-				sp.plus = true;
-			else
-				break;
-		}
-		if (*f == '*') {                        /* width */
-			sp.width = va_arg(ap, int);
-			if (sp.width < 0) {
-				sp.left = true;
-				sp.width = -sp.width;
-			}
-			f++;
-		} else {
-			while (*f >= '0' && *f <= '9')
-				sp.width = sp.width * 10 + (*f++ - '0');
-		}
-		if (*f == '.') {                        /* precision */
-			f++;
-			sp.precision = 0;
-			if (*f == '*') {
-				sp.precision = va_arg(ap, int);
-				f++;
-			} else {
-				while (*f >= '0' && *f <= '9')
-					sp.precision = sp.precision * 10 + (*f++ - '0');
-			}
-		}
-		if (*f == 'l') {                        /* length */
-			sp.length = 1;
-			if (*++f == 'l') {
-				sp.length = 2;
-				f++;
-			}
-		} else if (*f == 'z') {
-			sp.length = 3;
-			f++;
-		}
-
-		char buf[24];                           /* 2^64 needs 20 digits */
-		char *end = buf + sizeof(buf);
-		char *p;
-		switch (*f) {
-		case 'd':
-		case 'i': {
-			int64_t v = fetch_signed(&ap, sp.length);
-			uint64_t mag = v < 0 ? -(uint64_t)v : (uint64_t)v;
-			p = render_unsigned(end, mag, 10, false);
-			emit_padded(&s, &sp, v < 0 ? "-" : sp.plus ? "+" : "", p, (int)(end - p));
-			break;
-		}
-		case 'u':
-			p = render_unsigned(end, fetch_unsigned(&ap, sp.length), 10, false);
-			emit_padded(&s, &sp, "", p, (int)(end - p));
-			break;
-		case 'x':
-		case 'X':
-			p = render_unsigned(end, fetch_unsigned(&ap, sp.length), 16, *f == 'X');
-			emit_padded(&s, &sp, "", p, (int)(end - p));
-			break;
-		case 'p': {
-			/* Always 0x and 8 digits on i386: addresses line up in dumps. */
-			uintptr_t v = (uintptr_t)va_arg(ap, void *);
-			struct spec ps = sp;
-			ps.zero = true;
-			if (ps.width < 10)
-				ps.width = 10;
-			p = render_unsigned(end, v, 16, false);
-			emit_padded(&s, &ps, "0x", p, (int)(end - p));
-			break;
-		}
-		case 'c':
-			buf[0] = (char)va_arg(ap, int);
-			sp.zero = false;
-			emit_padded(&s, &sp, "", buf, 1);
-			break;
-		case 's': {
-			const char *str = va_arg(ap, const char *);
-			if (!str)
-				str = "(null)";
-			int len = 0;
-			while (str[len] && (sp.precision < 0 || len < sp.precision))
-				len++;
-			sp.zero = false;
-			emit_padded(&s, &sp, "", str, len);
-			break;
-		}
-		case '%':
-			emit(&s, '%');
-			break;
-		case '\0':                              /* lone % at the end */
-			emit(&s, '%');
-			f--;
-			break;
-		default:                                /* unknown: show it as is */
-			emit(&s, '%');
-			emit(&s, *f);
-			break;
-		}
+		f = parse_spec(f + 1, &ap, &sp);
+		f = emit_conversion(&s, &sp, f, &ap);
 	}
 	va_end(ap);
 	return s.count;

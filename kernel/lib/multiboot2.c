@@ -23,9 +23,12 @@
 
 static uint32_t le32(const uint8_t *p) { return (uint32_t)load_le(p, 4); }
 
-static void warn_tag(struct boot_info *out, uint32_t type, uint32_t size, const char *why)
+/* A tag dropped alone: its type, its size (the payload's `len` and the
+ * header), and why. */
+static void warn_tag(struct boot_info *out, uint32_t type, uint32_t len, const char *why)
 {
-	kprintf("multiboot2: tag type %u of %u bytes: %s, ignored\n", type, size, why);
+	kprintf("multiboot2: tag type %u of %u bytes: %s, ignored\n", type, len + MB2_TAG_HEADER_LEN,
+	        why);
 	out->warnings++;
 }
 
@@ -68,39 +71,101 @@ static void parse_mmap(const uint8_t *p, uint32_t len, uint32_t addr, struct boo
 	}
 }
 
+/* The command line or the loader's name. */
+static void parse_string_tag(uint32_t type, const uint8_t *p, uint32_t len, uint32_t addr,
+                             struct boot_info *out)
+{
+	uint32_t n = tag_string_size(p, len);
+	if (!n) {
+		warn_tag(out, type, len, "an unterminated string");
+	} else if (type == MB2_TAG_CMDLINE) {
+		out->flags |= MULTIBOOT_INFO_CMDLINE;
+		out->cmdline = (const char *)p;
+		out->cmdline_addr = addr;
+		out->cmdline_size = n;
+	} else {
+		out->flags |= MULTIBOOT_INFO_LOADER_NAME;
+		out->loader_name_addr = addr;
+		out->loader_name_size = n;
+	}
+}
+
+static void parse_meminfo(const uint8_t *p, uint32_t len, struct boot_info *out)
+{
+	if (len < MB2_MEMINFO_LEN) {
+		warn_tag(out, MB2_TAG_BASIC_MEMINFO, len, "too short for the memory sizes");
+	} else if (le32(p) > MULTIBOOT_MEM_LOWER_MAX) {
+		warn_tag(out, MB2_TAG_BASIC_MEMINFO, len, "lower memory above 640 KiB");
+	} else {
+		out->flags |= MULTIBOOT_INFO_MEMORY;
+		out->mem_lower = le32(p);
+		out->mem_upper = le32(p + 4);
+	}
+}
+
+static void parse_framebuffer(const uint8_t *p, uint32_t len, struct boot_info *out)
+{
+	if (len < MB2_FRAMEBUFFER_LEN) {
+		warn_tag(out, MB2_TAG_FRAMEBUFFER, len, "too short for a framebuffer");
+		return;
+	}
+	if (p[21] == BOOT_FB_RGB && len < MB2_FRAMEBUFFER_RGB_LEN) {
+		warn_tag(out, MB2_TAG_FRAMEBUFFER, len, "too short for its colour fields");
+		return;
+	}
+	out->flags |= BOOT_INFO_FRAMEBUFFER;
+	out->fb = (struct boot_framebuffer){
+		.addr = load_le(p, 8), .pitch = le32(p + 8), .width = le32(p + 12),
+		.height = le32(p + 16), .bpp = p[20], .type = p[21],
+	};
+	if (out->fb.type == BOOT_FB_RGB) {
+		const uint8_t *c = p + MB2_FRAMEBUFFER_LEN;
+		out->fb.red_pos = c[0], out->fb.red_size = c[1];
+		out->fb.green_pos = c[2], out->fb.green_size = c[3];
+		out->fb.blue_pos = c[4], out->fb.blue_size = c[5];
+	}
+}
+
+/* The EFI system table's address, 32- or 64-bit. */
+static void parse_efi(uint32_t type, const uint8_t *p, uint32_t len, struct boot_info *out)
+{
+	unsigned bits = type == MB2_TAG_EFI32 ? 32 : 64;
+	if (len < (bits == 32 ? MB2_EFI32_LEN : MB2_EFI64_LEN)) {
+		warn_tag(out, type, len, "too short for a pointer");
+		return;
+	}
+	out->flags |= BOOT_INFO_EFI;
+	out->efi_system_table = bits == 32 ? le32(p) : load_le(p, 8);
+	out->efi_bits = bits;
+}
+
+/* A copy of the ACPI 1.0 or 2.0+ RSDP. */
+static void parse_rsdp(uint32_t type, const uint8_t *p, uint32_t len, struct boot_info *out)
+{
+	uint32_t want = type == MB2_TAG_ACPI_OLD ? ACPI_RSDP_V1_LEN : ACPI_RSDP_V2_LEN;
+	if (len < want) {
+		warn_tag(out, type, len, "too short for an RSDP");
+		return;
+	}
+	/* The new one wins, whichever order they come in. */
+	if (type == MB2_TAG_ACPI_OLD && out->rsdp_len == ACPI_RSDP_V2_LEN)
+		return;
+	memcpy(out->rsdp, p, want);
+	out->rsdp_len = want;
+	out->flags |= BOOT_INFO_ACPI_RSDP;
+}
+
 /* One tag whose header and payload lie inside the block. */
 static void parse_tag(uint32_t type, const uint8_t *p, uint32_t len, uint32_t addr,
                       struct boot_info *out)
 {
-	uint32_t size = len + MB2_TAG_HEADER_LEN;
 	switch (type) {
 	case MB2_TAG_CMDLINE:
-	case MB2_TAG_LOADER_NAME: {
-		uint32_t n = tag_string_size(p, len);
-		if (!n) {
-			warn_tag(out, type, size, "an unterminated string");
-		} else if (type == MB2_TAG_CMDLINE) {
-			out->flags |= MULTIBOOT_INFO_CMDLINE;
-			out->cmdline = (const char *)p;
-			out->cmdline_addr = addr;
-			out->cmdline_size = n;
-		} else {
-			out->flags |= MULTIBOOT_INFO_LOADER_NAME;
-			out->loader_name_addr = addr;
-			out->loader_name_size = n;
-		}
+	case MB2_TAG_LOADER_NAME:
+		parse_string_tag(type, p, len, addr, out);
 		break;
-	}
 	case MB2_TAG_BASIC_MEMINFO:
-		if (len < MB2_MEMINFO_LEN) {
-			warn_tag(out, type, size, "too short for the memory sizes");
-		} else if (le32(p) > MULTIBOOT_MEM_LOWER_MAX) {
-			warn_tag(out, type, size, "lower memory above 640 KiB");
-		} else {
-			out->flags |= MULTIBOOT_INFO_MEMORY;
-			out->mem_lower = le32(p);
-			out->mem_upper = le32(p + 4);
-		}
+		parse_meminfo(p, len, out);
 		break;
 	case MB2_TAG_MODULE:
 		/* Only their number matters: smp.c must not reuse their pages. */
@@ -109,58 +174,21 @@ static void parse_tag(uint32_t type, const uint8_t *p, uint32_t len, uint32_t ad
 		break;
 	case MB2_TAG_MMAP:
 		if (len < MB2_MMAP_HEADER_LEN || (out->flags & MULTIBOOT_INFO_MEM_MAP))
-			warn_tag(out, type, size, len < MB2_MMAP_HEADER_LEN ? "too short" : "a second memory map");
+			warn_tag(out, type, len, len < MB2_MMAP_HEADER_LEN ? "too short" : "a second memory map");
 		else
 			parse_mmap(p, len, addr, out);
 		break;
 	case MB2_TAG_FRAMEBUFFER:
-		if (len < MB2_FRAMEBUFFER_LEN) {
-			warn_tag(out, type, size, "too short for a framebuffer");
-			break;
-		}
-		if (p[21] == BOOT_FB_RGB && len < MB2_FRAMEBUFFER_RGB_LEN) {
-			warn_tag(out, type, size, "too short for its colour fields");
-			break;
-		}
-		out->flags |= BOOT_INFO_FRAMEBUFFER;
-		out->fb = (struct boot_framebuffer){
-			.addr = load_le(p, 8), .pitch = le32(p + 8), .width = le32(p + 12),
-			.height = le32(p + 16), .bpp = p[20], .type = p[21],
-		};
-		if (out->fb.type == BOOT_FB_RGB) {
-			const uint8_t *c = p + MB2_FRAMEBUFFER_LEN;
-			out->fb.red_pos = c[0], out->fb.red_size = c[1];
-			out->fb.green_pos = c[2], out->fb.green_size = c[3];
-			out->fb.blue_pos = c[4], out->fb.blue_size = c[5];
-		}
+		parse_framebuffer(p, len, out);
 		break;
 	case MB2_TAG_EFI32:
-	case MB2_TAG_EFI64: {
-		unsigned bits = type == MB2_TAG_EFI32 ? 32 : 64;
-		if (len < (bits == 32 ? MB2_EFI32_LEN : MB2_EFI64_LEN)) {
-			warn_tag(out, type, size, "too short for a pointer");
-			break;
-		}
-		out->flags |= BOOT_INFO_EFI;
-		out->efi_system_table = bits == 32 ? le32(p) : load_le(p, 8);
-		out->efi_bits = bits;
+	case MB2_TAG_EFI64:
+		parse_efi(type, p, len, out);
 		break;
-	}
 	case MB2_TAG_ACPI_OLD:
-	case MB2_TAG_ACPI_NEW: {
-		uint32_t want = type == MB2_TAG_ACPI_OLD ? ACPI_RSDP_V1_LEN : ACPI_RSDP_V2_LEN;
-		if (len < want) {
-			warn_tag(out, type, size, "too short for an RSDP");
-			break;
-		}
-		/* The new one wins, whichever order they come in. */
-		if (type == MB2_TAG_ACPI_OLD && out->rsdp_len == ACPI_RSDP_V2_LEN)
-			break;
-		memcpy(out->rsdp, p, want);
-		out->rsdp_len = want;
-		out->flags |= BOOT_INFO_ACPI_RSDP;
+	case MB2_TAG_ACPI_NEW:
+		parse_rsdp(type, p, len, out);
 		break;
-	}
 	default:
 		break;                  /* not read by lull: skipped (3.6) */
 	}

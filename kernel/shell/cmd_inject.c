@@ -1,14 +1,15 @@
 /* kernel/shell/cmd_inject.c — `inject`: make the timer hardware lie on
- * purpose, then check that lull recovered; `watchdog`: what the clocksource
- * watchdog sees (docs/robustness.md).
+ * purpose, then check that lull recovered (docs/robustness.md).
  *
- * Every injection runs between witnesses: before the fault, each online
- * CPU gets an hrtimer and a wheel timer at two deadlines that span the
- * fault (witness_arm).  Afterwards all of them must have fired exactly once
- * and none before its deadline, and jiffies must have advanced exactly as
- * the clocksource says (witness_report prints one "recovered:" line, or an
- * `error:` line per broken promise).  The test that runs the command
- * (under icount) measures uptime against the CMOS clock around it.
+ * Every injection runs between witnesses (kernel/shell/inject_witness.c):
+ * timers armed on every CPU before the fault (witness_arm), and afterwards
+ * one "recovered:" line, or an `error:` line per broken promise
+ * (witness_report).  Most faults are made where the hardware is touched
+ * (the drivers, the idle loop, kernel/time/inject.c) and only asked for
+ * here; lost-tick and spurious-tick are made here.  A fault that bends a
+ * counter also waits for the clocksource watchdog to notice
+ * (await_watchdog).  The test that runs the command (under icount)
+ * measures uptime against the CMOS clock around it.
  */
 #include "arch/irq.h"
 #include "arch/smp.h"
@@ -24,6 +25,7 @@
 #include "kstring.h"
 #include "shell/args.h"
 #include "shell/commands.h"
+#include "shell/inject_witness.h"
 #include "shell/shell.h"
 #include "time/clocksource.h"
 #include "time/hrtimer.h"
@@ -38,188 +40,7 @@
 #define INJECT_MAX_SPURIOUS 10000       /* spurious-tick N */
 #define INJECT_MAX_MS       10000       /* tsc-step, irq-storm, late-wakeup */
 #define INJECT_MAX_PPM      100000      /* tsc-skew: 10% */
-#define WITNESS_MARGIN_MS   100         /* witnesses end this long after the fault */
-#define WITNESS_GRACE_MS    3000        /* ... and must all have fired this much later */
-#define WITNESS_SETTLE_MS   50          /* then a pause in which none may fire again */
 #define WATCHDOG_WAIT_CHECKS 3          /* tsc-step/-skew, stall: checks waited for */
-
-/* ---------------------------------------------------------- witnesses */
-
-struct witness {
-	struct hrtimer hr;
-	struct timer wh;
-	unsigned cpu;
-	uint64_t due_ns;
-	uint32_t due_jiffy;
-	volatile unsigned hr_fired, wh_fired;
-	volatile bool early;
-	volatile uint64_t hr_at_ns;
-};
-
-#define WITNESSES_PER_CPU 2
-static struct witness witnesses[NR_CPUS * WITNESSES_PER_CPU];
-static unsigned nwitnesses;
-static unsigned witness_waiter;         /* the shell's CPU: kicked by each */
-static struct {
-	uint64_t t0_ns;
-	uint32_t j0;
-	uint64_t b0_ns;         /* the boundary j0 was reached at */
-} base;
-
-static void witness_done(void)
-{
-	smp_kick(witness_waiter);       /* nothing if it is this CPU */
-}
-
-static enum hrtimer_restart witness_hr_fn(struct hrtimer *t)
-{
-	struct witness *w = container_of(t, struct witness, hr);
-	uint64_t now = ktime_get_ns();
-	if (now < w->due_ns)
-		w->early = true;
-	w->hr_at_ns = now;
-	__atomic_add_fetch(&w->hr_fired, 1, __ATOMIC_RELEASE);
-	witness_done();
-	return HRTIMER_NORESTART;
-}
-
-static void witness_wheel_fn(struct timer *t)
-{
-	struct witness *w = container_of(t, struct witness, wh);
-	if (time_before(jiffies, w->due_jiffy))
-		w->early = true;
-	__atomic_add_fetch(&w->wh_fired, 1, __ATOMIC_RELEASE);
-	witness_done();
-}
-
-/* Wait (busy: the tick runs) until jiffies have caught up with the
- * clocksource: the boundary they last reached is less than a period ago. */
-static void jiffies_caught_up(uint32_t *j, uint64_t *boundary_ns)
-{
-	uint64_t period = NSEC_PER_SEC / tick_hz, give_up = ktime_get_ns() + 2 * period;
-	do {
-		tick_jiffies_snapshot(j, boundary_ns);
-	} while (ktime_get_ns() - *boundary_ns >= period && ktime_get_ns() < give_up);
-}
-
-/* Two deadlines per CPU: at `first_ms` and at `last_ms` from now. */
-static int witness_arm(uint32_t first_ms, uint32_t last_ms)
-{
-	witness_waiter = this_cpu()->index;
-	jiffies_caught_up(&base.j0, &base.b0_ns);
-	base.t0_ns = ktime_get_ns();
-	nwitnesses = 0;
-	for (unsigned cpu = 0; cpu < cpus_online; cpu++) {
-		for (unsigned k = 0; k < WITNESSES_PER_CPU; k++) {
-			struct witness *w = &witnesses[nwitnesses++];
-			uint32_t ms = k == 0 ? first_ms : last_ms;
-			*w = (struct witness){ .cpu = cpu };
-			hrtimer_init(&w->hr, witness_hr_fn, "witness");
-			timer_init(&w->wh, witness_wheel_fn, "witness");
-			w->due_ns = base.t0_ns + (uint64_t)ms * NSEC_PER_MSEC;
-			w->due_jiffy = base.j0 + ms_to_jiffies(ms);
-			if (hrtimer_start_on(&w->hr, w->due_ns, cpu) < 0) {
-				kprintf("error: CPU %u has no free hrtimer slot\n", cpu);
-				nwitnesses--;
-				return -ENOSPC;
-			}
-			timer_mod_on(&w->wh, w->due_jiffy, cpu);
-		}
-	}
-	return 0;
-}
-
-static bool witnesses_all_fired(void)
-{
-	for (unsigned i = 0; i < nwitnesses; i++)
-		if (!__atomic_load_n(&witnesses[i].hr_fired, __ATOMIC_ACQUIRE) ||
-		    !__atomic_load_n(&witnesses[i].wh_fired, __ATOMIC_ACQUIRE))
-			return false;
-	return true;
-}
-
-static void witness_cancel(void)
-{
-	for (unsigned i = 0; i < nwitnesses; i++) {
-		hrtimer_cancel(&witnesses[i].hr);
-		timer_del_sync(&witnesses[i].wh);
-	}
-}
-
-/* Sleep `ms` on a timer of this CPU (or until Ctrl-C, or cond). */
-static volatile bool pause_over;
-static enum hrtimer_restart pause_fn(struct hrtimer *t)
-{
-	UNUSED(t);
-	pause_over = true;
-	return HRTIMER_NORESTART;
-}
-static void pause_ms(uint32_t ms, bool (*done)(void))
-{
-	static struct hrtimer pause;
-	hrtimer_init(&pause, pause_fn, "inject");
-	pause_over = false;
-	hrtimer_start(&pause, ktime_get_ns() + (uint64_t)ms * NSEC_PER_MSEC);
-	wait_event(pause_over || (done && done()) || console_interrupted());
-	hrtimer_cancel(&pause);
-}
-
-/* Wait for every witness, then a little longer for any second firing;
- * print the verdict.  0, or -EIO after the error lines. */
-static int witness_report(void)
-{
-	uint64_t last_due = 0;
-	for (unsigned i = 0; i < nwitnesses; i++)
-		last_due = MAX(last_due, witnesses[i].due_ns);
-	uint64_t now = ktime_get_ns();
-	uint32_t wait = (uint32_t)((last_due > now ? last_due - now : 0) / NSEC_PER_MSEC) +
-	                WITNESS_GRACE_MS;
-	pause_ms(wait, witnesses_all_fired);
-	pause_ms(WITNESS_SETTLE_MS, NULL);
-
-	int rc = 0;
-	uint64_t latest = 0;
-	for (unsigned i = 0; i < nwitnesses; i++) {
-		struct witness *w = &witnesses[i];
-		if (w->hr_fired != 1 || w->wh_fired != 1) {
-			kprintf("error: witness on CPU %u fired %u (hrtimer) and %u (wheel) times, "
-			        "not once\n", w->cpu, w->hr_fired, w->wh_fired);
-			rc = -EIO;
-		}
-		if (w->early) {
-			kprintf("error: witness on CPU %u fired before its deadline\n", w->cpu);
-			rc = -EIO;
-		}
-		if (w->hr_fired && w->hr_at_ns > w->due_ns)
-			latest = MAX(latest, w->hr_at_ns - w->due_ns);
-	}
-	witness_cancel();
-
-	/* Jiffies: never ahead of the clocksource, caught up to within a
-	 * period of it, and advanced by exactly the periods between the
-	 * boundaries they reached (a tick counted by interrupts, not by the
-	 * clocksource, breaks the first or the last). */
-	uint64_t b1, period = NSEC_PER_SEC / tick_hz;
-	uint32_t j1;
-	jiffies_caught_up(&j1, &b1);
-	uint64_t t_end = ktime_get_ns(), span = t_end - base.t0_ns;
-	uint32_t got = j1 - base.j0;
-	uint64_t want = (b1 - base.b0_ns) / period;
-	if (b1 > t_end || t_end - b1 >= 2 * period || got != want || (b1 - base.b0_ns) % period) {
-		kprintf("error: jiffies advanced %u, the clocksource %llu periods; the last "
-		        "boundary %lld us from now\n", got, (unsigned long long)want,
-		        (long long)((int64_t)(b1 - t_end) / 1000));
-		rc = -EIO;
-	}
-	char late[FMT_FIXED_SIZE];
-	if (rc == 0)
-		kprintf("recovered: %u timers on %u CPU%s fired once each, none early, the latest "
-		        "%s ms late; jiffies +%u in %llu ms (%llu expected)\n",
-		        2 * nwitnesses, cpus_online, cpus_online > 1 ? "s" : "",
-		        fmt_fixed(late, sizeof(late), latest / 10000, 2), got,
-		        (unsigned long long)(span / NSEC_PER_MSEC), (unsigned long long)want);
-	return rc;
-}
 
 /* ---------------------------------------------------------- the faults */
 
@@ -326,7 +147,7 @@ static bool watched_caught(void) { return cs_unstable(watched); }
 static int await_watchdog(struct clocksource *cs, uint64_t checks0)
 {
 	watched = cs;
-	pause_ms(WATCHDOG_WAIT_CHECKS * MSEC_PER_SEC + WITNESS_MARGIN_MS, watched_caught);
+	inject_pause_ms(WATCHDOG_WAIT_CHECKS * MSEC_PER_SEC + WITNESS_MARGIN_MS, watched_caught);
 	struct watchdog_status st;
 	watchdog_get_status(&st);
 	if (!cs_unstable(cs)) {
@@ -413,7 +234,7 @@ static int inject_irq_storm(uint32_t ms)
 		kprintf("error: no keyboard controller to storm with\n");
 		return -ENODEV;
 	}
-	pause_ms(ms + WITNESS_MARGIN_MS, storm_over);
+	inject_pause_ms(ms + WITNESS_MARGIN_MS, storm_over);
 	kprintf("inject: %llu keyboard interrupts in %u ms\n",
 	        (unsigned long long)ps2_keyboard_storm_count(), ms);
 	return witness_report();
@@ -443,7 +264,7 @@ static int inject_late_wakeup(uint32_t ms)
 		kprintf("error: no skip followed the late wakeup\n");
 		return -EIO;
 	}
-	uint64_t next_due = witnesses[1].due_ns;
+	uint64_t next_due = witness_last_due_ns(0);      /* the shell's CPU, the boot CPU */
 	kprintf("inject: the next skip ends %s ms after the late wakeup (it began after %u tick%s), "
 	        "the next timer is due %s ms after it\n",
 	        fmt_fixed(b, sizeof(b), (r.next_wake_ns > r.woke_ns ? r.next_wake_ns - r.woke_ns : 0) / 10000, 2),
@@ -522,44 +343,4 @@ int cmd_inject(int argc, char **argv)
 	    parse_signed(argv[2], INJECT_MAX_PPM, &v) == 0)
 		return inject_tsc(false, v);
 	return SHELL_USAGE;
-}
-
-/* ---------------------------------------------------------- watchdog */
-
-int cmd_watchdog(int argc, char **argv)
-{
-	if (argc == 2 && strcmp(argv[1], "check") == 0)
-		watchdog_check();
-	else if (argc != 1)
-		return SHELL_USAGE;
-	struct watchdog_status st;
-	watchdog_get_status(&st);
-	if (!st.ref) {
-		kprintf("watchdog: off (no reference counter)\n");
-		return 0;
-	}
-	if (st.bound_ns == UINT64_MAX)
-		kprintf("watchdog: against %s, on interrupts that come anyway (no wakeups of its own)\n",
-		        st.ref->name);
-	else
-		kprintf("watchdog: against %s, on interrupts that come anyway, at least every %llu ms\n",
-		        st.ref->name, (unsigned long long)(st.bound_ns / NSEC_PER_MSEC));
-	kprintf("checks %llu, skipped for slow reads %llu, alarms %llu\n",
-	        (unsigned long long)st.checks, (unsigned long long)st.slow_reads,
-	        (unsigned long long)st.alarms);
-	for (struct clocksource *cs = clocksource_first(); cs; cs = cs->next) {
-		if (cs == st.ref)
-			continue;
-		kprintf("  %-8s ", cs->name);
-		if (cs_unstable(cs))
-			kprintf("unstable\n");
-		else if (!cs->wd_valid)
-			kprintf("not watched%s\n", cs->driven_by ? " (counts ticks)" : " yet");
-		else
-			kprintf("last %+lld ns in %llu ms (%+d ppm), worst %llu ns\n",
-			        (long long)cs->wd_skew_ns,
-			        (unsigned long long)(cs->wd_interval_ns / NSEC_PER_MSEC), (int)cs->wd_ppm,
-			        (unsigned long long)cs->wd_worst_ns);
-	}
-	return 0;
 }

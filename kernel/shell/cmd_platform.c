@@ -1,6 +1,7 @@
 /* kernel/shell/cmd_platform.c — shell commands that show what the platform
- * drivers found: `acpi` (the firmware's tables), `date` (the CMOS clock)
- * and `cpus` (the processors kernel/smp_boot.c started).
+ * drivers found: `acpi` (the firmware's tables) and `date` (the CMOS
+ * clock).  `cpus`, the processors kernel/smp_boot.c started, is in
+ * cmd_smp.c.
  *
  * The drivers only collect: acpi_init keeps the list of tables and the
  * values lull uses (struct acpi_info), rtc_read returns the time.  Printing
@@ -11,11 +12,6 @@
 #include "drivers/acpi.h"
 #include "drivers/timer/rtc.h"
 #include "kprintf.h"
-#include "arch/smp.h"
-#include "time/percpu.h"
-#include "time/tick.h"
-#include "time/timekeeping.h"
-#include "time/wakeups.h"
 
 int cmd_acpi(int argc, char **argv)
 {
@@ -85,40 +81,5 @@ int cmd_date(int argc, char **argv)
 		return rc;
 	}
 	kprintf("%04u-%02u-%02uT%02u:%02u:%02u\n", t.year, t.month, t.day, t.hour, t.minute, t.second);
-	return 0;
-}
-
-/* One line per CPU.  wakeups: how often an interrupt woke it since the
- * last `wakeups reset` (or boot), and that per second (its `wakeups`).  The
- * boot CPU runs this command, so it is busy and its tick is running; an
- * AP's tick follows the boot CPU's mode and rate on its own local APIC
- * timer, stopped while it sleeps by the mode's rule (docs/smp.md). */
-int cmd_cpus(int argc, char **argv)
-{
-	UNUSED(argv);
-	if (argc != 1)
-		return SHELL_USAGE;
-	timekeeping_update();
-	uint64_t now = ktime_get_ns();
-	static struct wakeup_stats w;
-	struct tick_cpu *tc = this_tick();
-	kprintf("cpu  apic  state  tick                          wakeups since reset\n");
-	for (unsigned i = 0; i < cpus_online; i++) {
-		const struct cpu *c = &cpus[i];
-		char tick[48], rate[FMT_FIXED_SIZE];
-		const struct tick_cpu *t = i == 0 ? tc : time_tick_of(i);
-		if (!t->dev)
-			ksnprintf(tick, sizeof(tick), "none");
-		else            /* the boot CPU runs this command: its tick runs */
-			ksnprintf(tick, sizeof(tick), "%s, %s on %s",
-			          i == 0 || !t->stopped ? "running" : "stopped",
-			          tick_mode_name(t->mode), t->dev->name);
-		wakeups_snapshot(i, now, &w);
-		uint64_t n = w.wakeups, span_ms = (now - w.since_ns) / NSEC_PER_MSEC;
-		uint64_t per_s_x10 = span_ms ? n * 10000 / span_ms : 0;
-		kprintf("%3u  %4u  %-5s  %-28s  %llu (%s/s)\n", i, c->apic_id,
-		        c->state == CPU_IDLE ? "idle" : c->state == CPU_BUSY ? "busy" : "off",
-		        tick, (unsigned long long)n, fmt_fixed(rate, sizeof(rate), per_s_x10, 1));
-	}
 	return 0;
 }

@@ -1,8 +1,10 @@
 /* kernel/shell/cmd_time.c — the shell's window onto the time subsystem:
- * uptime, clocksource, clockevent, timers, wheel, irqs, sleep, hz, tick, busy
- * (dyntick, wakeups, idle and the other tickless experiments are in
- * cmd_dyntick.c).  Each handler parses strictly (include/shell/args.h) and
- * answers errors with "error:" or a usage line. */
+ * uptime, clocksource, clockevent, timers, wheel, irqs, sleep, busy.  The
+ * rest of time has files of its own: the tick's mode and rate (cmd_tick.c),
+ * wakeups, idle and power (cmd_wakeups.c), latency (cmd_latency.c), trace
+ * (cmd_trace.c), and the timer exercisers every and keytimer
+ * (cmd_exercise.c).  Each handler parses strictly (include/shell/args.h)
+ * and answers errors with "error:" or a usage line. */
 #include "shell/args.h"
 #include "console.h"
 #include "idle.h"
@@ -217,33 +219,6 @@ int cmd_sleep(int argc, char **argv)
 	if (rc == -ENOSPC)
 		kprintf("error: no free hrtimer slot\n");
 	return rc;
-}
-
-/* ---------------------------------------------------------- hz, tick */
-
-int cmd_hz(int argc, char **argv)
-{
-	uint32_t hz;
-	if (argc == 1) {
-		kprintf("HZ=%u (tick every %u us)\n", tick_hz, 1000000u / tick_hz);
-		return 0;
-	}
-	if (argc != 2 || parse_u32(argv[1], 1, 100000, &hz) != 0 || !hz_is_valid(hz))
-		return SHELL_USAGE;
-	return tick_set_hz(hz);
-}
-
-int cmd_tick(int argc, char **argv)
-{
-	enum tick_mode mode;
-	struct tick_cpu *tc = this_tick();
-	if (argc == 1) {
-		kprintf("tick: %s on %s, HZ=%u\n", tick_mode_name(tc->mode), tc->dev->name, tc->hz);
-		return 0;
-	}
-	if (argc != 2 || tick_parse_mode(argv[1], &mode) != 0)
-		return SHELL_USAGE;
-	return tick_set_mode(mode);
 }
 
 /* ---------------------------------------------------------- busy */

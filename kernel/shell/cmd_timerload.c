@@ -188,73 +188,166 @@ static void load_arm(struct load_timer *l, bool wheel, unsigned cpu, uint32_t pe
 	}
 }
 
-/* timerload N MIN_MS MAX_MS SECONDS [CLASS] [wheel] [cpu=C] [seed=S] */
-int cmd_timerload(int argc, char **argv)
+/* What a `timerload` line asks for. */
+struct load_args {
+	uint32_t n, lo, hi, secs, seed, cpu;
+	enum timer_class cls;
+	unsigned pct;
+	bool wheel;
+};
+
+/* timerload N MIN_MS MAX_MS SECONDS [CLASS] [wheel] [cpu=C] [seed=S]:
+ * 0, or SHELL_USAGE. */
+static int load_parse(int argc, char **argv, struct load_args *a)
 {
-	uint32_t n, lo, hi, secs, seed = TIMERLOAD_DEFAULT_SEED, cpu = arch_this_cpu_id();
-	enum timer_class cls = TIMER_CLASS_DEFAULT;
-	unsigned pct = 0;
-	bool wheel = false;
+	*a = (struct load_args){ .seed = TIMERLOAD_DEFAULT_SEED, .cpu = arch_this_cpu_id(),
+	                         .cls = TIMER_CLASS_DEFAULT };
 	if (argc < 5 || argc > 9 ||
-	    parse_u32(argv[1], 1, TIMERLOAD_MAX_TIMERS, &n) != 0 ||
-	    parse_u32(argv[2], 1, TIMERLOAD_MAX_MS, &lo) != 0 ||
-	    parse_u32(argv[3], lo, TIMERLOAD_MAX_MS, &hi) != 0 ||
-	    parse_u32(argv[4], 1, TIMERLOAD_MAX_S, &secs) != 0)
+	    parse_u32(argv[1], 1, TIMERLOAD_MAX_TIMERS, &a->n) != 0 ||
+	    parse_u32(argv[2], 1, TIMERLOAD_MAX_MS, &a->lo) != 0 ||
+	    parse_u32(argv[3], a->lo, TIMERLOAD_MAX_MS, &a->hi) != 0 ||
+	    parse_u32(argv[4], 1, TIMERLOAD_MAX_S, &a->secs) != 0)
 		return SHELL_USAGE;
 	for (int i = 5; i < argc; i++) {
 		if (strncmp(argv[i], "seed=", 5) == 0) {
-			if (parse_u32(argv[i] + 5, 1, UINT32_MAX, &seed) != 0)
+			if (parse_u32(argv[i] + 5, 1, UINT32_MAX, &a->seed) != 0)
 				return SHELL_USAGE;
 		} else if (strncmp(argv[i], "cpu=", 4) == 0) {
-			if (parse_u32(argv[i] + 4, 0, cpus_online - 1, &cpu) != 0)
+			if (parse_u32(argv[i] + 4, 0, cpus_online - 1, &a->cpu) != 0)
 				return SHELL_USAGE;
 		} else if (strcmp(argv[i], "wheel") == 0) {
-			wheel = true;
-		} else if (timer_class_parse(argv[i], &cls, &pct) != 0) {
+			a->wheel = true;
+		} else if (timer_class_parse(argv[i], &a->cls, &a->pct) != 0) {
 			return SHELL_USAGE;
 		}
 	}
+	return 0;
+}
+
+/* Refused before anything is armed: more expiries than can be recorded,
+ * or no room on the CPU for the hrtimers.  0, or -errno after the error
+ * line. */
+static int load_check_room(const struct load_args *a)
+{
 	/* Every timer at its shortest period for the whole run must fit. */
-	if ((uint64_t)n * secs * MSEC_PER_SEC / lo + n > TIMERLOAD_MAX_EXPIRIES) {
+	if ((uint64_t)a->n * a->secs * MSEC_PER_SEC / a->lo + a->n > TIMERLOAD_MAX_EXPIRIES) {
 		kprintf("error: timerload: up to %u expiries are recorded; %u timers of %u ms for %u s are too many\n",
-		        TIMERLOAD_MAX_EXPIRIES, n, lo, secs);
+		        TIMERLOAD_MAX_EXPIRIES, a->n, a->lo, a->secs);
 		return -EINVAL;
 	}
-	if (!wheel && hrtimer_count_on(cpu) + n >= HRTIMER_MAX) {
+	if (!a->wheel && hrtimer_count_on(a->cpu) + a->n >= HRTIMER_MAX) {
 		kprintf("error: timerload: %u hrtimers pending on CPU %u, no room for %u more\n",
-		        hrtimer_count_on(cpu), cpu, n);
+		        hrtimer_count_on(a->cpu), a->cpu, a->n);
 		return -ENOSPC;
 	}
+	return 0;
+}
+
+/* The first line: the run about to start. */
+static void load_print_setup(const struct load_args *a)
+{
+	kprintf("timerload: seed %u, %u %s timers on CPU %u, periods %u..%u ms, class ", a->seed, a->n,
+	        a->wheel ? "wheel" : "hr", a->cpu, a->lo, a->hi);
+	print_class(a->cls, a->pct);
+	kprintf(", %u s, piggyback %s\n", a->secs, timer_piggyback ? "on" : "off");
+}
+
+/* Arm the N timers, their periods and phases drawn from the seed. */
+static void load_arm_all(const struct load_args *a, uint64_t t0)
+{
+	uint32_t rnd = a->seed;
+	for (unsigned i = 0; i < a->n; i++) {
+		/* First expiry one to two periods out (a random phase), its
+		 * window the class's for a timer armed one period ahead. */
+		uint32_t period_ms = random_ms(&rnd, a->lo, a->hi);
+		load_arm(&load.timer[i], a->wheel, a->cpu, period_ms, random_ms(&rnd, 0, period_ms),
+		         a->cls, a->pct, t0);
+	}
+}
+
+static void load_disarm_all(const struct load_args *a)
+{
+	for (unsigned i = 0; i < a->n; i++)
+		if (a->wheel)
+			timer_del_sync(&load.timer[i].w);
+		else
+			hrtimer_cancel(&load.timer[i].t);
+}
+
+/* "timerload: slack used (% of window: expiries) 0-9:N ... 90-100:N" */
+static void print_slack_used(const struct load_result *r)
+{
+	kprintf("timerload: slack used (%% of window: expiries)");
+	for (unsigned d = 0; d < 10; d++) {
+		uint64_t c = 0;
+		for (unsigned p = d * 10; p < d * 10 + 10; p++)
+			c += r->used[p];
+		if (d == 9)
+			c += r->used[100];
+		kprintf(" %u-%u:%llu", d * 10, d == 9 ? 100 : d * 10 + 9, (unsigned long long)c);
+	}
+	kprintf("\n");
+}
+
+/* The verdict: the CPU's wakeups in the run (before to after, over span
+ * ns) against the optimum, the expiries' checks (r, whose worst_late is
+ * in units of unit_ns), the wakeups by cause, and how much of its window
+ * each expiry used. */
+static void load_report(const struct load_args *a, const struct load_result *r, unsigned optimum,
+                        const struct wakeup_stats *before, const struct wakeup_stats *after,
+                        uint64_t span, uint64_t unit_ns)
+{
+	uint64_t w = after->wakeups - before->wakeups;
+	char num[FMT_FIXED_SIZE];
+	kprintf("timerload: %u timers, %u fired, %llu wakeups (%s/s), optimum", a->n, r->fired,
+	        (unsigned long long)w, fmt_fixed(num, sizeof(num), wakeups_rate_centi(w, span), 2));
+	char ratio[FMT_FIXED_SIZE];
+	kprintf(" %u (ratio %s), early %u, past hard %u, worst late %llu us, slack used ",
+	        optimum, fmt_fixed(ratio, sizeof(ratio), optimum ? w * 100 / optimum : 0, 2),
+	        r->early, r->past_hard, (unsigned long long)(r->worst_late * unit_ns / NSEC_PER_USEC));
+	bool clipped;
+	if (r->used_n)
+		kprintf("%u%% median\n", hist_percentile(r->used, 100, r->used_n, 50, &clipped));
+	else
+		kprintf("- (no window)\n");
+	kprintf("timerload: wakeups by cause: timers %llu, other %llu; worst interrupt latency %llu us\n",
+	        (unsigned long long)(timer_wakeups(after) - timer_wakeups(before)),
+	        (unsigned long long)(w - (timer_wakeups(after) - timer_wakeups(before))),
+	        (unsigned long long)(r->worst_irq_late / NSEC_PER_USEC));
+	if (r->used_n)
+		print_slack_used(r);
+	if (load.full)
+		kprintf("error: timerload: more than %u expiries; only the first were judged\n",
+		        TIMERLOAD_MAX_EXPIRIES);
+}
+
+/* timerload N MIN_MS MAX_MS SECONDS [CLASS] [wheel] [cpu=C] [seed=S]:
+ * parse, check there is room, arm, idle, disarm, judge, report. */
+int cmd_timerload(int argc, char **argv)
+{
+	struct load_args a;
+	if (load_parse(argc, argv, &a) != 0)
+		return SHELL_USAGE;
+	int rc = load_check_room(&a);
+	if (rc)
+		return rc;
 	struct tick_cpu *tc = this_tick();
 	/* Wheel timers run on the tick boundary at or after their jiffy. */
-	uint64_t unit_ns = wheel ? tc->period_ns : 1;
-	uint64_t allowance = wheel ? 1 : TIMERLOAD_RUN_NS +
+	uint64_t unit_ns = a.wheel ? tc->period_ns : 1;
+	uint64_t allowance = a.wheel ? 1 : TIMERLOAD_RUN_NS +
 	                     (tc->mode == TICK_MODE_TICKLESS ? 0 : tc->period_ns);
-	kprintf("timerload: seed %u, %u %s timers on CPU %u, periods %u..%u ms, class ", seed, n,
-	        wheel ? "wheel" : "hr", cpu, lo, hi);
-	print_class(cls, pct);
-	kprintf(", %u s, piggyback %s\n", secs, timer_piggyback ? "on" : "off");
+	load_print_setup(&a);
 
 	static struct wakeup_stats before, after;
 	load.n = 0;
 	load.full = false;
-	uint32_t rnd = seed;
 	uint64_t t0 = ktime_get_ns();
-	wakeups_snapshot(cpu, t0, &before);
-	for (unsigned i = 0; i < n; i++) {
-		/* First expiry one to two periods out (a random phase), its
-		 * window the class's for a timer armed one period ahead. */
-		uint32_t period_ms = random_ms(&rnd, lo, hi);
-		load_arm(&load.timer[i], wheel, cpu, period_ms, random_ms(&rnd, 0, period_ms), cls, pct, t0);
-	}
-	int rc = sleep_ns((uint64_t)secs * NSEC_PER_SEC);
-	for (unsigned i = 0; i < n; i++)
-		if (wheel)
-			timer_del_sync(&load.timer[i].w);
-		else
-			hrtimer_cancel(&load.timer[i].t);
+	wakeups_snapshot(a.cpu, t0, &before);
+	load_arm_all(&a, t0);
+	rc = sleep_ns((uint64_t)a.secs * NSEC_PER_SEC);
+	load_disarm_all(&a);
 	uint64_t t1 = ktime_get_ns(), span = t1 - t0;
-	wakeups_snapshot(cpu, t1, &after);
+	wakeups_snapshot(a.cpu, t1, &after);
 	if (rc != 0) {
 		kprintf(rc == -EINTR ? "timerload: interrupted\n" : "error: no free hrtimer slot\n");
 		return rc;
@@ -262,40 +355,7 @@ int cmd_timerload(int argc, char **argv)
 	unsigned recorded = load.n < TIMERLOAD_MAX_EXPIRIES ? load.n : TIMERLOAD_MAX_EXPIRIES;
 	static struct load_result r;
 	judge(recorded, allowance, &r);
-	unsigned optimum = optimum_wakeups(load.win, recorded);
-	uint64_t w = after.wakeups - before.wakeups;
-
-	char num[FMT_FIXED_SIZE];
-	kprintf("timerload: %u timers, %u fired, %llu wakeups (%s/s), optimum", n, r.fired,
-	        (unsigned long long)w, fmt_fixed(num, sizeof(num), wakeups_rate_centi(w, span), 2));
-	char ratio[FMT_FIXED_SIZE];
-	kprintf(" %u (ratio %s), early %u, past hard %u, worst late %llu us, slack used ",
-	        optimum, fmt_fixed(ratio, sizeof(ratio), optimum ? w * 100 / optimum : 0, 2),
-	        r.early, r.past_hard, (unsigned long long)(r.worst_late * unit_ns / NSEC_PER_USEC));
-	bool clipped;
-	if (r.used_n)
-		kprintf("%u%% median\n", hist_percentile(r.used, 100, r.used_n, 50, &clipped));
-	else
-		kprintf("- (no window)\n");
-	kprintf("timerload: wakeups by cause: timers %llu, other %llu; worst interrupt latency %llu us\n",
-	        (unsigned long long)(timer_wakeups(&after) - timer_wakeups(&before)),
-	        (unsigned long long)(w - (timer_wakeups(&after) - timer_wakeups(&before))),
-	        (unsigned long long)(r.worst_irq_late / NSEC_PER_USEC));
-	if (r.used_n) {
-		kprintf("timerload: slack used (%% of window: expiries)");
-		for (unsigned d = 0; d < 10; d++) {
-			uint64_t c = 0;
-			for (unsigned p = d * 10; p < d * 10 + 10; p++)
-				c += r.used[p];
-			if (d == 9)
-				c += r.used[100];
-			kprintf(" %u-%u:%llu", d * 10, d == 9 ? 100 : d * 10 + 9, (unsigned long long)c);
-		}
-		kprintf("\n");
-	}
-	if (load.full)
-		kprintf("error: timerload: more than %u expiries; only the first were judged\n",
-		        TIMERLOAD_MAX_EXPIRIES);
+	load_report(&a, &r, optimum_wakeups(load.win, recorded), &before, &after, span, unit_ns);
 	return 0;
 }
 

@@ -1,8 +1,8 @@
 /* kernel/shell/commands.c — the shell's command table, and the commands that
  * belong to no subsystem (help, version, cmdline, mem, reboot, poweroff,
- * fault).  The others live next door (cmd_platform.c: acpi, date;
- * cmd_time.c, cmd_dyntick.c: time; cmd_smp.c: timers across CPUs); they are listed here so that this one
- * table is the whole shell.
+ * fault).  The others live next door in cmd_*.c, one topic a file
+ * (include/shell/commands.h says which file holds which); they are listed
+ * here so that this one table is the whole shell.
  */
 #include "shell/shell.h"
 #include "shell/commands.h"

@@ -1,8 +1,8 @@
 /* kernel/time/hrtimer.c — nanosecond timers in two binary min-heaps per
  * CPU: the API a timer's owner and the tick call (start, cancel, forward,
- * run the expired, the next expiry), and the locking around the heaps.
- * The heaps themselves, how they keep their order, are
- * kernel/time/hrtimer_heap.c.
+ * run the expired), and the locking around the heaps.  The heaps
+ * themselves, how they keep their order, are kernel/time/hrtimer_heap.c;
+ * each CPU's heap as a whole (boot, next expiry, counts), hrtimer_base.c.
  *
  * Every timer has a window [expires_ns, hard_ns] (include/time/slack.h), so
  * there are two heaps over the same timers: by soft end, the order they
@@ -295,25 +295,6 @@ uint64_t hrtimer_forward(struct hrtimer *t, uint64_t now_ns, uint64_t interval_n
 	return n;
 }
 
-bool hrtimer_next_expiry_on(unsigned cpu, uint64_t *expires_ns, const char **name)
-{
-	struct hrtimer_base *b = time_hrtimer_base(cpu);
-	unsigned long flags = spin_lock_irqsave(&b->lock);
-	bool any = b->size > 0;
-	if (any) {
-		*expires_ns = first_hard(b);
-		if (name)
-			*name = b->hard_heap[0]->name;
-	}
-	spin_unlock_irqrestore(&b->lock, flags);
-	return any;
-}
-
-bool hrtimer_next_expiry(uint64_t *expires_ns)
-{
-	return hrtimer_next_expiry_on(arch_this_cpu_id(), expires_ns, NULL);
-}
-
 /* Each timer is taken off the heap before its callback runs, with the lock
  * dropped and interrupts back on, so the callback may start or cancel any
  * timer, itself included; and an interrupt arriving during a callback may
@@ -355,57 +336,6 @@ unsigned hrtimer_run_expired(uint64_t now_ns)
 	b->runs = frame.outer;
 	spin_unlock_irqrestore(&b->lock, flags);
 	return ran;
-}
-
-const char *hrtimer_next_name(void)
-{
-	uint64_t ns;
-	const char *name = NULL;
-	hrtimer_next_expiry_on(arch_this_cpu_id(), &ns, &name);
-	return name;
-}
-
-unsigned hrtimer_count_on(unsigned cpu)
-{
-	return READ_ONCE(time_hrtimer_base(cpu)->size);
-}
-
-unsigned hrtimer_count(void)
-{
-	return hrtimer_count_on(arch_this_cpu_id());
-}
-
-/* In heap order, which is not deadline order beyond the first. */
-void hrtimer_for_each_on(unsigned cpu, void (*fn)(struct hrtimer *t, void *ctx), void *ctx)
-{
-	struct hrtimer_base *b = time_hrtimer_base(cpu);
-	unsigned long flags = spin_lock_irqsave(&b->lock);
-	for (unsigned i = 0; i < b->size; i++)
-		fn(b->heap[i], ctx);
-	spin_unlock_irqrestore(&b->lock, flags);
-}
-
-void hrtimer_for_each(void (*fn)(struct hrtimer *t, void *ctx), void *ctx)
-{
-	hrtimer_for_each_on(arch_this_cpu_id(), fn, ctx);
-}
-
-/* Every CPU's heap empty, each knowing its CPU (at boot, and in the host
- * tests between cases). */
-void hrtimer_bases_init(void)
-{
-	for (unsigned cpu = 0; cpu < arch_nr_cpus(); cpu++) {
-		struct hrtimer_base *b = time_hrtimer_base(cpu);
-		unsigned long flags = spin_lock_irqsave(&b->lock);
-		for (unsigned i = 0; i < b->size; i++) {
-			b->heap[i]->heap_index = -1;
-			b->heap[i]->hard_index = -1;
-		}
-		b->size = 0;
-		b->runs = NULL;
-		b->cpu = cpu;
-		spin_unlock_irqrestore(&b->lock, flags);
-	}
 }
 
 #ifdef LULL_HOST

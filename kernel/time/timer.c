@@ -6,6 +6,8 @@
  * Linux 4.8's, which never cascades (timer_level.c), the buckets both keep
  * (timer_bucket.c), running due timers and the next-expiry query
  * (timer_expiry.c), and each CPU's wheel as a whole (timer_base.c).
+ * Longer than 400 lines only by this header: the wheel's design lives
+ * here, where a reader of the wheel starts (docs/labs/wheel.md).
  *
  * The design is the timer wheel Linux used until 4.7 (after Varghese and
  * Lauck, "Hashed and hierarchical timing wheels", SOSP 1987).  Picture the

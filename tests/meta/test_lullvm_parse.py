@@ -121,7 +121,7 @@ def test_trace(smp2):
 
 def test_trace_that_overflowed(smp2):
     # The recorded trace with the line lull prints before the CSV when its
-    # buffer filled (kernel/shell/cmd_dyntick.c).
+    # buffer filled (kernel/shell/cmd_trace.c).
     out = smp2.out("trace 1").replace("events=3 dropped=0", "events=3 dropped=3811")
     head, rest = out.split("\n", 1)
     tr = parse.trace(head + "\n# trace: buffer full after 2.730 s of 4 s; 3811 events dropped\n" + rest)

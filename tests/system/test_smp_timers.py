@@ -1,9 +1,9 @@
-"""Timers across CPUs (kernel/shell/cmd_smp.c, docs/smp.md): every CPU has
-its own timer wheel and hrtimer heap; a timer armed from one CPU for
-another fires there, on time, even if that CPU sleeps with its tick
-stopped (the arming CPU wakes it with an IPI); and timers armed, moved and
-cancelled from every CPU at once are never lost, doubled, early or run on
-the wrong CPU.
+"""Timers across CPUs (kernel/shell/cmd_smp.c and cmd_stress.c,
+docs/smp.md): every CPU has its own timer wheel and hrtimer heap; a timer
+armed from one CPU for another fires there, on time, even if that CPU
+sleeps with its tick stopped (the arming CPU wakes it with an IPI); and
+timers armed, moved and cancelled from every CPU at once are never lost,
+doubled, early or run on the wrong CPU.
 
 The stress tests whose subject is CPUs racing run on the host's clock
 (icount=None): only then does QEMU run the vCPUs in parallel host threads.
@@ -75,8 +75,8 @@ def test_hrtimer_for_a_busy_tickless_cpu_runs_on_time(run):
     would look at its heap only at its next tick; the arming CPU kicks it
     and the kick's interrupt programs its device for the timer
     (tick_kick_remote_hr).  Under icount each runs 22 us late (the IPI and
-    the interrupt path at 16 ns an instruction); before the kick, 0.02,
-    1.7, then 2.4 ms (issue 31, defect 4)."""
+    the interrupt path at 16 ns an instruction); without the kick, 0.02,
+    1.7, then 2.4 ms."""
     r = run(["busy 20 1"] + ["timeron 1 1"] * 5, extra=["-smp", "2"])
     for i in range(5):
         hr = TIMERON_HR.search(r.out("timeron 1 1", i))
@@ -105,8 +105,8 @@ def check_stress(out, cpus):
     assert device, out
     looks, unarmed_ms, over, unarmed_bound = device.groups()
     # No CPU ran on with a due hrtimer of its own and its device armed for
-    # later (issue 31, defect 4), on any clock: neither a host stop nor a
-    # late interrupt from QEMU leaves the device armed late.
+    # later, on any clock: neither a host stop nor a late interrupt from
+    # QEMU leaves the device armed late.
     assert int(over) == 0 and float(unarmed_ms) * 1000 <= int(unarmed_bound), out
     assert "stress: ok" in out, out
     return int(looks)
@@ -134,9 +134,8 @@ def test_stress_round_robin_and_one_cpu(run):
     tickless, the default: each CPU re-arms its LAPIC timer all the time,
     so the others get turns; the module's docstring), and on one CPU.
     Before every step each arming loop looks at its own CPU: a due hrtimer
-    there with the device armed for later fails the run (issue 31, defect
-    4).  With the busy-CPU kick taken out of tick_kick_remote_hr it fails
-    here: a CPU ran 1.6 ms past a due hrtimer, 1042 looks past 100 us (and
+    there with the device armed for later fails the run.  With the busy-CPU
+    kick taken out of tick_kick_remote_hr it fails here: a CPU ran 1.6 ms past a due hrtimer, 1042 looks past 100 us (and
     test_stress_from_every_cpu_at_once, on the host's clock, with 2.2 ms)."""
     r = run(["stress 2"], extra=["-smp", "4"], timeout=60)
     assert check_stress(r.out("stress 2"), 4) > 10000, r.out("stress 2")
@@ -162,27 +161,27 @@ def test_stress_in_every_tick_mode(boot, mode):
 
 
 def test_a_host_that_stops_the_guest_is_not_blamed_on_lull(boot):
-    """The host stops QEMU for 400 ms in the middle of a stress run
+    """The host stops QEMU for 1.5 s in the middle of a stress run
     (SIGSTOP, as a loaded host or a CPU quota does: a CI run once had a
-    timer 100 ms late this way).  The timers due in those 400 ms run late
+    timer 100 ms late this way).  The timers due in that time run late
     by about that much; the arming loops measure the stop as their longest
     stall, and stress still says ok.  Without the stall measured, the run
-    fails with a callback more than 100 ms late.  On the host's clock
+    fails with a callback more than the 1000 ms bound late.  On the host's clock
     (icount=None): its subject is the host stopping QEMU, and under icount
     the virtual clock stops with it, so the guest would see nothing.  A
     loaded host only stops it longer: the stall and the lateness can only
-    grow, and the stop falls 1.5 s into the 3 s run counted from the echo
+    grow, and the stop falls 1.5 s into the 4 s run counted from the echo
     of the command, not from when it was typed."""
     vm = boot(extra=["-smp", "2"], icount=None)
-    vm.type("stress 3\r")
-    vm.expect(r"stress 3\r*\n")           # the shell has the line: the run starts
+    vm.type("stress 4\r")
+    vm.expect(r"stress 4\r*\n")           # the shell has the line: the run starts
     time.sleep(1.5)
     os.kill(vm.child.pid, signal.SIGSTOP)
-    time.sleep(0.4)
+    time.sleep(1.5)
     os.kill(vm.child.pid, signal.SIGCONT)
     out = vm.wait_prompt(60).replace("\r\n", "\n")
     check_stress(out, 2)
-    # The stop is seen: a gap of 400 ms in the arming loops, and timers
+    # The stop is seen: a gap of 1.5 s in the arming loops, and timers
     # that ran about that late.  The latest of either kind: after SIGCONT
     # the loops may re-arm the overdue hrtimers before QEMU's main loop
     # delivers their interrupt (hrtimer 78 ms, wheel timer 109 jiffies
@@ -191,7 +190,7 @@ def test_a_host_that_stops_the_guest_is_not_blamed_on_lull(boot):
     hz = int(re.search(r"built with HZ=(\d+)", vm.log_text()).group(1))
     latest_ms = max(float(more.group(3)), int(more.group(4)) * 1000 / hz)
     stall = float(more.group(7))
-    assert stall >= 350 and latest_ms >= 300, out
+    assert stall >= 1400 and latest_ms >= 1200, out
 
 
 def test_misuse_says_why(boot):

@@ -1,4 +1,4 @@
-// SOURCES: kernel/time/hrtimer.c kernel/time/hrtimer_heap.c kernel/time/path.c kernel/time/slack.c tests/unit/host_arch.c kernel/time/percpu.c
+// SOURCES: kernel/time/hrtimer.c kernel/time/hrtimer_base.c kernel/time/hrtimer_heap.c kernel/time/path.c kernel/time/slack.c tests/unit/host_arch.c kernel/time/percpu.c
 /* tests/unit/test_hrtimer.c — the min-heap of nanosecond timers.
  *
  * Randomized runs are checked against a plain array of deadlines: timers

@@ -1,4 +1,4 @@
-// SOURCES: kernel/time/hrtimer.c kernel/time/hrtimer_heap.c kernel/time/timer.c kernel/time/timer_bucket.c kernel/time/timer_cascade.c kernel/time/timer_expiry.c kernel/time/timer_base.c kernel/time/timer_level.c kernel/time/slack.c kernel/time/jiffies.c kernel/time/path.c tests/unit/host_arch.c kernel/time/percpu.c
+// SOURCES: kernel/time/hrtimer.c kernel/time/hrtimer_base.c kernel/time/hrtimer_heap.c kernel/time/timer.c kernel/time/timer_bucket.c kernel/time/timer_cascade.c kernel/time/timer_expiry.c kernel/time/timer_base.c kernel/time/timer_level.c kernel/time/slack.c kernel/time/jiffies.c kernel/time/path.c tests/unit/host_arch.c kernel/time/percpu.c
 // THREADS: also built and run under ThreadSanitizer (make unit)
 /* tests/unit/test_timer_smp.c — both timer kinds between two CPUs, each CPU
  * a POSIX thread (host_arch.c gives each thread its CPU number and its own
