@@ -1,9 +1,10 @@
-"""Floors (STYLE.md 16): the console and the interrupt dispatcher sit below
-the platform drivers and never call or include them by name; the drivers
-hand them what they need (console_add_sink, irq_set_chip).  Checked on the
-sources: no circle of calls between kernel/console.c, kernel/arch/irq.c and
-drivers/platform/*.c, and neither lower file includes a drivers/ header.
-Runs on the host only."""
+"""Floors (docs/architecture.md): every include goes to the file's own
+floor or one below it, by the table in that doc; no file reaches itself
+again through the functions it calls; no header circle.  And the first
+case of it: the console and the interrupt dispatcher sit below the
+platform drivers and never call or include them by name; the drivers hand
+them what they need (console_add_sink, irq_set_chip).  Checked on the
+sources; runs on the host only."""
 import glob
 import os
 import re

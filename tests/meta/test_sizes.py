@@ -1,4 +1,4 @@
-"""Sizes a reader can take in one sitting (STYLE.md 1 and docs/architecture.md):
+"""Sizes a reader can take in one sitting (docs/architecture.md, "Sizes"):
 no C file of kernel/ or drivers/ over FILE_LINES lines unless its header
 comment says why (a sentence starting "Longer than"), and no function
 over FUNCTION_LINES lines.  Runs on the host only."""
