@@ -54,10 +54,6 @@ void irq_print_counts(void);
  * vector at or above VEC_IRQ_BASE only; interrupts must be on. */
 void irq_raise_soft(unsigned vector);
 
-/* A test's extra work in every device interrupt, on every CPU: called in
- * the handler's context (interrupts off), after the handler, before the
- * EOI.  `stress` arms and cancels timers from here.  NULL: none. */
-extern void (*volatile irq_test_hook)(unsigned vector);
 
 
 /* Hooks the tick layer provides (kernel/time/tick.c): called before any

@@ -1,15 +1,24 @@
-/* include/time/inject.h — deliberate faults in a clocksource, for the
- * shell's `inject` command and the host tests: the counter steps, stops,
- * or runs at a wrong rate, as real ones do (a TSC written by firmware, an
- * emulator that stalls a device, a crystal off by hundreds of ppm).
+/* include/time/inject.h — the one seam through which tests reach into a
+ * device: its ops are wrapped from here, so the drivers and the paths
+ * they feed hold no test code.
  *
- * The fault sits between the driver and every reader: the counter's read
- * op is wrapped, so timekeeping, the watchdog and the shell all see the
- * same lie.  A counter keeps its fault until inject_clocksource_clear().
+ * Deliberate faults in a clocksource, for the shell's `inject` command and
+ * the host tests: the counter steps, stops, or runs at a wrong rate, as
+ * real ones do (a TSC written by firmware, an emulator that stalls a
+ * device, a crystal off by hundreds of ppm).  The fault sits between the
+ * driver and every reader: the counter's read op is wrapped, so
+ * timekeeping, the watchdog and the shell all see the same lie.  A counter
+ * keeps its fault until inject_clocksource_clear().
+ *
+ * Extra work in a clock event device's interrupt: after each event the
+ * device passes on, a test's function runs in the same interrupt (`stress`
+ * arms and cancels timers from there, in the tick device's interrupt on
+ * every CPU).
  */
 #ifndef LULL_TIME_INJECT_H
 #define LULL_TIME_INJECT_H
 
+#include "clockevent.h"
 #include "clocksource.h"
 
 /* The counter jumps by delta_ns (negative: back) at once.  0 or -ENOSPC
@@ -24,5 +33,15 @@ int inject_clocksource_stall(struct clocksource *cs);
 int inject_clocksource_skew(struct clocksource *cs, int32_t ppm);
 /* Take every fault away (the counters keep any UNSTABLE flag they got). */
 void inject_clocksource_clear(void);
+
+/* After every event `dev` passes to its handler, call after(dev), in the
+ * interrupt (interrupts off).  The handler is wrapped: a handler the tick
+ * installs later (a mode or device switch) replaces the wrapper, so
+ * follow a device only while it keeps its handler.  0, -EBUSY (followed
+ * already), -ENOSPC (too many), -EINVAL (no handler). */
+int inject_clockevent_follow(struct clock_event_device *dev,
+                             void (*after)(struct clock_event_device *dev));
+/* Every followed device gets its own handler back. */
+void inject_clockevent_unfollow_all(void);
 
 #endif

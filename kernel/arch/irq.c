@@ -35,7 +35,6 @@ static struct irq_desc descs[VECTORS];
 static const struct irq_chip *chip;
 static uint64_t spurious[IRQ_LINES];
 static uint64_t unexpected;
-void (*volatile irq_test_hook)(unsigned vector);
 
 static bool is_pic_vector(unsigned v) { return v >= VEC_IRQ_BASE && v < VEC_IRQ_BASE + IRQ_LINES; }
 
@@ -115,8 +114,6 @@ void irq_dispatch(struct trapframe *tf)
 	if (d->handler)
 		d->handler(d->ctx);
 	path_stamp(PATH_HANDLER);
-	if (irq_test_hook)
-		irq_test_hook(v);
 	if (!d->handler && unexpected++ == 0)
 		kprintf("irq: unexpected interrupt on vector %u (no handler; counted in 'irqs')\n", v);
 	if (pic)

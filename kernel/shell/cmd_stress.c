@@ -21,6 +21,8 @@
 #include "shell/shell.h"
 #include "spinlock.h"
 #include "time/hrtimer.h"
+#include "time/inject.h"
+#include "time/percpu.h"
 #include "time/jiffies.h"
 #include "time/tick.h"
 #include "time/timekeeping.h"
@@ -187,10 +189,12 @@ static void stress_fired(struct stress_timer *s)
 	}
 }
 
-/* In every interrupt, on every CPU, while the run lasts: one step. */
-static void stress_irq_hook(unsigned vector)
+/* In every tick device interrupt, on every CPU, while the run lasts, after
+ * the tick's own handler: one step (the device followed through the
+ * injection seam, inject_clockevent_follow). */
+static void stress_tick_event(struct clock_event_device *dev)
 {
-	UNUSED(vector);
+	UNUSED(dev);
 	if (ktime_get_ns() >= stress.end_ns)
 		return;
 	__atomic_add_fetch(&stress.from_irqs, 1, __ATOMIC_RELAXED);
@@ -362,19 +366,24 @@ static void stress_reset(void)
 }
 
 /* `secs` seconds of steps: every AP's arming loop in the background, this
- * CPU's in the foreground, and one in every interrupt; back once every
+ * CPU's in the foreground, and one in every tick interrupt; back once every
  * loop has ended. */
 static void stress_run(uint32_t secs)
 {
 	stress.end_ns = ktime_get_ns() + (uint64_t)secs * NSEC_PER_SEC;
-	irq_test_hook = stress_irq_hook;
+	for (unsigned i = 0; i < cpus_online; i++) {
+		struct clock_event_device *dev = READ_ONCE(time_tick_of(i)->dev);
+		if (dev && inject_clockevent_follow(dev, stress_tick_event) != 0)
+			kprintf("stress: CPU %u's tick device %s is not followed: no steps from "
+			        "its interrupts\n", i, dev->name);
+	}
 	stress.running = cpus_online;
 	for (unsigned i = 1; i < cpus_online; i++)
 		if (smp_call(i, stress_worker, (void *)(uintptr_t)i) != 0)
 			__atomic_sub_fetch(&stress.running, 1, __ATOMIC_RELEASE);
 	stress_worker((void *)0);
 	wait_event(__atomic_load_n(&stress.running, __ATOMIC_ACQUIRE) == 0);
-	irq_test_hook = NULL;
+	inject_clockevent_unfollow_all();
 }
 
 /* Let every timer still armed come due (each is at most STRESS_MAX_MS

@@ -1,5 +1,6 @@
-/* kernel/time/inject.c — a clocksource that lies on purpose
- * (include/time/inject.h).
+/* kernel/time/inject.c — the seam into devices (include/time/inject.h): a
+ * clocksource that lies on purpose, and a clock event device whose
+ * interrupt does a test's extra work.
  *
  * A faulty counter's read op is replaced by faulty_read(), which calls the
  * driver's own read and bends the result:
@@ -16,6 +17,7 @@
 #include "errno.h"
 #include "spinlock.h"
 #include "time/arch.h"
+#include "time/clockevent.h"
 #include "time/inject.h"
 
 #define FAULTS_MAX 4            /* counters with a fault at once */
@@ -136,6 +138,78 @@ void inject_clocksource_clear(void)
 			faults[i].cs->read = faults[i].read;
 			faults[i].cs = NULL;
 		}
+	}
+	spin_unlock_irqrestore(&fault_lock, flags);
+}
+
+/* ------------------------------------------------ clock event followers */
+
+/* Devices followed in one boot: each CPU's tick device, and the boot
+ * CPU's others (pit, hpet) if the tick moves between them. */
+#define FOLLOWED_MAX 16
+
+/* A slot, once a device's, stays that device's: an event that entered
+ * followed_event just before the device got its own handler back still
+ * finds its handler here (only `active` changes).  Written before the
+ * wrapper is installed and read by it on the device's CPU. */
+struct follower {
+	struct clock_event_device *dev;     /* NULL: slot free */
+	void (*handler)(struct clock_event_device *dev);    /* the tick's own */
+	void (*after)(struct clock_event_device *dev);
+	bool active;
+};
+
+static struct follower followers[FOLLOWED_MAX];
+
+static void followed_event(struct clock_event_device *dev)
+{
+	for (unsigned i = 0; i < FOLLOWED_MAX; i++) {
+		struct follower *f = &followers[i];
+		if (__atomic_load_n(&f->dev, __ATOMIC_ACQUIRE) != dev)
+			continue;
+		f->handler(dev);
+		if (__atomic_load_n(&f->active, __ATOMIC_ACQUIRE))
+			f->after(dev);
+		return;
+	}
+	panic("inject: a followed clock event device %s has no slot", dev->name);
+}
+
+int inject_clockevent_follow(struct clock_event_device *dev,
+                             void (*after)(struct clock_event_device *dev))
+{
+	if (!dev->event_handler || !after)
+		return -EINVAL;
+	unsigned long flags = spin_lock_irqsave(&fault_lock);
+	struct follower *f = NULL;
+	for (unsigned i = 0; i < FOLLOWED_MAX && !f; i++)
+		if (followers[i].dev == dev || !followers[i].dev)
+			f = &followers[i];
+	int rc = !f ? -ENOSPC : f->dev && f->active ? -EBUSY : 0;
+	if (rc == 0) {
+		if (dev->event_handler != followed_event)
+			f->handler = dev->event_handler;
+		f->after = after;
+		__atomic_store_n(&f->active, true, __ATOMIC_RELEASE);
+		__atomic_store_n(&f->dev, dev, __ATOMIC_RELEASE);
+		__atomic_store_n(&dev->event_handler, followed_event, __ATOMIC_RELEASE);
+	}
+	spin_unlock_irqrestore(&fault_lock, flags);
+	return rc;
+}
+
+void inject_clockevent_unfollow_all(void)
+{
+	unsigned long flags = spin_lock_irqsave(&fault_lock);
+	for (unsigned i = 0; i < FOLLOWED_MAX; i++) {
+		struct follower *f = &followers[i];
+		if (!f->dev || !f->active)
+			continue;
+		/* A handler the tick installed meanwhile stays. */
+		void (*mine)(struct clock_event_device *) = followed_event;
+		__atomic_compare_exchange_n(&f->dev->event_handler, &mine, f->handler, false,
+		                            __ATOMIC_RELEASE, __ATOMIC_RELAXED);
+		__atomic_store_n(&f->active, false, __ATOMIC_RELEASE);
 	}
 	spin_unlock_irqrestore(&fault_lock, flags);
 }
