@@ -72,11 +72,6 @@ static bool counter64;
 static uint32_t t0_conf;                /* what we last wrote to HPET_T0_CONF */
 static uint32_t guard_ticks;
 static bool irq_owned;                  /* we hold IRQ0 and LEG_RT is set */
-static volatile bool inject_past;       /* hpet_inject_past() armed */
-
-/* `inject hpet-past` writes the next deadline this far behind the counter
- * (10 us at 100 MHz): past, as a write that lands late would be. */
-#define HPET_INJECT_PAST_TICKS  1000
 
 static uint32_t hpet_read(unsigned off) { return mmio_read32(regs + off); }
 static void hpet_write(unsigned off, uint32_t v) { mmio_write32(regs + off, v); }
@@ -184,11 +179,9 @@ static int hpet_set_oneshot(struct clock_event_device *dev)
 static int hpet_set_next_event(struct clock_event_device *dev, uint64_t ticks)
 {
 	UNUSED(dev);
+	/* Comparator 0 is written 32 bits wide (HPET_T0_CMP_WIDTH_BITS):
+	 * the deadline is the counter plus ticks, modulo 2^32. */
 	uint32_t deadline = hpet_counter_lo() + (uint32_t)ticks;
-	if (inject_past) {              /* `inject hpet-past`: the trap, on purpose */
-		inject_past = false;
-		deadline = hpet_counter_lo() - HPET_INJECT_PAST_TICKS;
-	}
 	hpet_write(HPET_T0_CMP, deadline);
 	if (!(t0_conf & HPET_TN_INT_ENB))
 		t0_conf_write(t0_conf | HPET_TN_INT_ENB);
@@ -196,13 +189,6 @@ static int hpet_set_next_event(struct clock_event_device *dev, uint64_t ticks)
 	return left < (int32_t)guard_ticks ? -ETIME : 0;
 }
 
-int hpet_inject_past(void)
-{
-	if (!regs)
-		return -ENODEV;
-	inject_past = true;
-	return HPET_INJECT_PAST_TICKS;
-}
 
 /* Comparator 0 off, IRQ0 and the legacy route given back to the PIT.  The
  * main counter keeps running: it is the "hpet" clocksource. */

@@ -44,4 +44,10 @@ int inject_clockevent_follow(struct clock_event_device *dev,
 /* Every followed device gets its own handler back. */
 void inject_clockevent_unfollow_all(void);
 
+/* The next time `dev` is programmed, its driver is handed `ticks` instead
+ * of the count the core worked out (a deadline the driver must catch as
+ * already past, say); after that one write the device has its own op
+ * back.  0, or -EBUSY (one is armed already). */
+int inject_clockevent_next_ticks(struct clock_event_device *dev, uint64_t ticks);
+
 #endif

@@ -41,6 +41,9 @@
 #define INJECT_MAX_MS       10000       /* tsc-step, irq-storm, late-wakeup */
 #define INJECT_MAX_PPM      100000      /* tsc-skew: 10% */
 #define WATCHDOG_WAIT_CHECKS 3          /* tsc-step/-skew, stall: checks waited for */
+/* hpet-past: the next deadline this far behind the counter (10 us at
+ * 100 MHz): past, as a write that lands late would be. */
+#define INJECT_HPET_PAST_TICKS 1000u
 
 /* ---------------------------------------------------------- the faults */
 
@@ -59,12 +62,12 @@ static int inject_hpet_past(void)
 		return -EINVAL;
 	}
 	uint64_t retries = dev->retries;
-	int behind = hpet_inject_past();
-	if (behind < 0) {
-		kprintf("error: no HPET\n");
-		return behind;
+	if (inject_clockevent_next_ticks(dev, (1ULL << HPET_T0_CMP_WIDTH_BITS) - INJECT_HPET_PAST_TICKS)) {
+		kprintf("error: an HPET write is overridden already\n");
+		return -EBUSY;
 	}
-	kprintf("inject: the next HPET comparator write goes %d ticks behind the counter\n", behind);
+	kprintf("inject: the next HPET comparator write goes %u ticks behind the counter\n",
+	        INJECT_HPET_PAST_TICKS);
 	if (witness_arm(20, 20 + WITNESS_MARGIN_MS))
 		return -ENOSPC;
 	int rc = witness_report();

@@ -213,3 +213,37 @@ void inject_clockevent_unfollow_all(void)
 	}
 	spin_unlock_irqrestore(&fault_lock, flags);
 }
+
+/* ------------------------------------------------ one write overridden */
+
+static struct {
+	struct clock_event_device *dev;     /* NULL: none armed */
+	int (*set_next_event)(struct clock_event_device *dev, uint64_t ticks);
+	uint64_t ticks;
+} next_write;
+
+static int overridden_write(struct clock_event_device *dev, uint64_t ticks)
+{
+	UNUSED(ticks);
+	unsigned long flags = spin_lock_irqsave(&fault_lock);
+	int (*own)(struct clock_event_device *, uint64_t) = next_write.set_next_event;
+	uint64_t forced = next_write.ticks;
+	dev->set_next_event = own;      /* one write only */
+	next_write.dev = NULL;
+	spin_unlock_irqrestore(&fault_lock, flags);
+	return own(dev, forced);
+}
+
+int inject_clockevent_next_ticks(struct clock_event_device *dev, uint64_t ticks)
+{
+	unsigned long flags = spin_lock_irqsave(&fault_lock);
+	int rc = next_write.dev ? -EBUSY : 0;
+	if (rc == 0) {
+		next_write.dev = dev;
+		next_write.set_next_event = dev->set_next_event;
+		next_write.ticks = ticks;
+		dev->set_next_event = overridden_write;
+	}
+	spin_unlock_irqrestore(&fault_lock, flags);
+	return rc;
+}

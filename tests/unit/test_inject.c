@@ -88,12 +88,31 @@ static void test_refused(void **state)
 	assert_int_equal(inject_clockevent_follow(&d.dev, NULL), -EINVAL);
 }
 
+/* One write overridden: the driver gets the forced count once, then the
+ * core's again, and its own op is back. */
+static void test_next_ticks_once(void **state)
+{
+	(void)state;
+	static struct fake_clockevent d;
+	device(&d, "hpet");
+	int (*own)(struct clock_event_device *, uint64_t) = d.dev.set_next_event;
+	assert_int_equal(clockevents_set_oneshot(&d.dev), 0);
+	assert_int_equal(inject_clockevent_next_ticks(&d.dev, 0xFFFFFC18), 0);
+	assert_int_equal(inject_clockevent_next_ticks(&d.dev, 7), -EBUSY);
+	assert_int_equal(clockevents_program_event(&d.dev, 5000000, 1000000), 0);
+	assert_true(d.ticks[0] == 0xFFFFFC18);
+	assert_ptr_equal(d.dev.set_next_event, own);
+	assert_int_equal(clockevents_program_event(&d.dev, 5000000, 1000000), 0);
+	assert_true(d.ticks[1] == 4000000);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_follow_then_unfollow, fresh_clock_registry),
 		cmocka_unit_test_setup(test_a_new_handler_stays, fresh_clock_registry),
 		cmocka_unit_test_setup(test_refused, fresh_clock_registry),
+		cmocka_unit_test_setup(test_next_ticks_once, fresh_clock_registry),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -12,10 +12,10 @@ int hpet_init(void);
  * option); nothing to do without an HPET. */
 void hpet_stop(void);
 
-/* `inject hpet-past`: the next one-shot deadline is written to comparator
- * 0 a little behind the counter, the trap the QUIRK in hpet.c describes;
- * the driver's check must still see it and the core retry.  Returns how
- * many counter ticks behind, or -ENODEV. */
-int hpet_inject_past(void);
+/* Comparator 0's deadline is the counter plus the ticks asked for, modulo
+ * 2^HPET_T0_CMP_WIDTH_BITS: so ticks of 2^32 - N write it N ticks behind
+ * the counter (`inject hpet-past` does, through the injection seam, to set
+ * the trap the QUIRK in hpet.c describes). */
+#define HPET_T0_CMP_WIDTH_BITS 32
 
 #endif
