@@ -49,41 +49,25 @@ static uint32_t mask;
  * clocksource in use, i.e. on machines with nothing better.  Reference:
  * Intel 82371AB PIIX4 Specification Update, erratum 20 "ACPI Timer
  * Errata"; FreeBSD sys/i386/i386/mp_clock.c. */
-static uint32_t glitch_bits;    /* `inject pm-glitch`: flip these in the next middle read */
-static uint32_t glitched;       /* ... and what that read gave */
-static unsigned triples;        /* triples read by the last acpi_pm_counter() */
+static struct clocksource acpi_pm_clocksource;
 
-static uint64_t acpi_pm_counter(void)
+static uint64_t acpi_pm_read_raw(struct clocksource *cs)
 {
-	uint32_t a, b, c;
-	triples = 0;
-	do {
-		a = inl(port) & mask;
-		b = inl(port) & mask;
-		if (glitch_bits) {
-			b = (b ^ glitch_bits) & mask;
-			glitched = b;
-			glitch_bits = 0;
-		}
-		c = inl(port) & mask;
-		triples++;
-	} while (((b - a) & mask) > ((c - a) & mask));
-	return b;
+	UNUSED(cs);
+	return inl(port) & mask;
 }
 
-/* The glitch flips the counter's top bit: half a wrap away, 2.3 s on a
- * 24-bit timer, the size of error a torn read can make. */
-int acpi_pm_inject_glitch(uint32_t *bad, uint32_t *good, unsigned *retries)
+/* Through the clocksource's read_raw op, which a fault may wrap. */
+static uint64_t acpi_pm_counter(void)
 {
-	if (!port)
-		return -ENODEV;
-	uint32_t f = irq_save();
-	glitch_bits = (mask >> 1) + 1;
-	*good = (uint32_t)acpi_pm_counter();
-	*bad = glitched;
-	*retries = triples - 1;
-	irq_restore(f);
-	return 0;
+	struct clocksource *cs = &acpi_pm_clocksource;
+	uint32_t a, b, c;
+	do {
+		a = (uint32_t)cs->read_raw(cs) & mask;
+		b = (uint32_t)cs->read_raw(cs) & mask;
+		c = (uint32_t)cs->read_raw(cs) & mask;
+	} while (((b - a) & mask) > ((c - a) & mask));
+	return b;
 }
 
 static uint64_t acpi_pm_read(struct clocksource *cs)
@@ -98,6 +82,7 @@ static struct clocksource acpi_pm_clocksource = {
 	.name = "acpi_pm",
 	.rating = 200,
 	.read = acpi_pm_read,
+	.read_raw = acpi_pm_read_raw,
 	.freq_hz = ACPI_PM_FREQ_HZ,
 	.flags = CLOCK_SOURCE_CONTINUOUS,
 };

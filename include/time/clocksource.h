@@ -32,6 +32,12 @@ struct clocksource {
 	const char *name;
 	int rating;
 	uint64_t (*read)(struct clocksource *cs);   /* raw counter, masked or not */
+	/* Optional: one read of the counter as it is, for a driver whose
+	 * `read` combines several to work around a chip that returns torn
+	 * values (acpi_pm's triple read).  Its `read` calls it through this
+	 * field, so a fault can be put beneath the workaround
+	 * (inject_clocksource_glitch). */
+	uint64_t (*read_raw)(struct clocksource *cs);
 	uint64_t mask;          /* counter width: (1 << bits) - 1 */
 	uint64_t freq_hz;       /* counting rate, measured or from the spec */
 	uint32_t flags;

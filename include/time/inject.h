@@ -34,6 +34,14 @@ int inject_clocksource_skew(struct clocksource *cs, int32_t ppm);
 /* Take every fault away (the counters keep any UNSTABLE flag they got). */
 void inject_clocksource_clear(void);
 
+/* One verified read of `cs` (a counter with a read_raw op) in which raw
+ * read number `nth` (from 1) comes back with `bits` flipped, as a torn
+ * read does.  Interrupts off throughout.  *bad: what that raw read gave;
+ * *good: what the verified read returned; *raw_reads: how many raw reads
+ * it took.  0, or -EINVAL (no read_raw). */
+int inject_clocksource_glitch(struct clocksource *cs, unsigned nth, uint64_t bits,
+                              uint64_t *bad, uint64_t *good, unsigned *raw_reads);
+
 /* After every event `dev` passes to its handler, call after(dev), in the
  * interrupt (interrupts off).  The handler is wrapped: a handler the tick
  * installs later (a mode or device switch) replaces the wrapper, so

@@ -120,14 +120,21 @@ static int inject_spurious_tick(uint32_t n)
 }
 
 /* pm-glitch: one torn PM-timer read. */
+/* pm-glitch: the PM timer's checked raw read comes back with its top bit
+ * flipped, half a wrap away (2.3 s on a 24-bit timer): the size of error
+ * a torn read on a PIIX4 makes. */
 static int inject_pm_glitch(void)
 {
-	uint32_t bad, good;
-	unsigned retries;
-	if (acpi_pm_inject_glitch(&bad, &good, &retries) < 0) {
+	struct clocksource *cs = clocksource_lookup("acpi_pm");
+	uint64_t bad64, good64;
+	unsigned raw_reads;
+	if (!cs || inject_clocksource_glitch(cs, ACPI_PM_CHECKED_READ, (cs->mask >> 1) + 1,
+	                                     &bad64, &good64, &raw_reads) != 0) {
 		kprintf("error: no ACPI PM timer\n");
 		return -ENODEV;
 	}
+	uint32_t bad = (uint32_t)bad64, good = (uint32_t)good64;
+	unsigned retries = raw_reads / ACPI_PM_READS_PER_TRY - 1;
 	if (bad == good || retries == 0) {
 		kprintf("error: the glitched read 0x%x was accepted\n", bad);
 		return -EIO;

@@ -247,3 +247,45 @@ int inject_clockevent_next_ticks(struct clock_event_device *dev, uint64_t ticks)
 	spin_unlock_irqrestore(&fault_lock, flags);
 	return rc;
 }
+
+/* ------------------------------------------------ one torn raw read */
+
+static struct {
+	uint64_t (*read_raw)(struct clocksource *cs);   /* the driver's own */
+	unsigned reads, nth;
+	uint64_t bits, bad;
+} glitch;
+
+static uint64_t glitched_read_raw(struct clocksource *cs)
+{
+	uint64_t v = glitch.read_raw(cs);
+	if (++glitch.reads == glitch.nth) {
+		v = (v ^ glitch.bits) & cs->mask;
+		glitch.bad = v;
+	}
+	return v;
+}
+
+int inject_clocksource_glitch(struct clocksource *cs, unsigned nth, uint64_t bits,
+                              uint64_t *bad, uint64_t *good, unsigned *raw_reads)
+{
+	if (!cs->read_raw || nth == 0)
+		return -EINVAL;
+	/* Interrupts off, and no lock: cs->read may itself be a fault's
+	 * wrapper, which takes fault_lock.  A read on another CPU in between
+	 * would go through the glitch too; the check rejects a torn middle
+	 * read wherever it is made. */
+	unsigned long flags = arch_irq_save();
+	glitch.read_raw = cs->read_raw;
+	glitch.reads = 0;
+	glitch.nth = nth;
+	glitch.bits = bits;
+	glitch.bad = 0;
+	cs->read_raw = glitched_read_raw;
+	*good = cs->read(cs) & cs->mask;
+	cs->read_raw = glitch.read_raw;
+	*bad = glitch.bad;
+	*raw_reads = glitch.reads;
+	arch_irq_restore(flags);
+	return 0;
+}

@@ -11,6 +11,7 @@
 
 #include "errno.h"
 #include "time/clockevent.h"
+#include "time/clocksource.h"
 #include "time/inject.h"
 #include "time_test.h"
 
@@ -106,6 +107,41 @@ static void test_next_ticks_once(void **state)
 	assert_true(d.ticks[1] == 4000000);
 }
 
+/* A counter like acpi_pm: 24 bits, each raw read one count on, and a read
+ * that keeps the middle of three only when it lies between the others. */
+static uint64_t raw_count;
+
+static uint64_t raw_read(struct clocksource *cs) { (void)cs; return raw_count++ & 0xFFFFFF; }
+
+static uint64_t checked_read(struct clocksource *cs)
+{
+	uint64_t a, b, c;
+	do {
+		a = cs->read_raw(cs);
+		b = cs->read_raw(cs);
+		c = cs->read_raw(cs);
+	} while (((b - a) & cs->mask) > ((c - a) & cs->mask));
+	return b;
+}
+
+static void test_a_torn_raw_read_is_caught_beneath_the_check(void **state)
+{
+	(void)state;
+	static struct clocksource cs;
+	fake_clocksource_init(&cs, "pm", 200, 3579545, 0xFFFFFF, checked_read);
+	cs.read_raw = raw_read;
+	raw_count = 0x100;
+	uint64_t bad, good;
+	unsigned reads;
+	assert_int_equal(inject_clocksource_glitch(&cs, 2, 0x800000, &bad, &good, &reads), 0);
+	assert_true(bad == (0x101 ^ 0x800000));         /* the torn middle read */
+	assert_true(good == 0x104);                     /* the next triple's middle */
+	assert_int_equal(reads, 6);
+	assert_ptr_equal(cs.read_raw, raw_read);        /* the driver's op is back */
+	cs.read_raw = NULL;
+	assert_int_equal(inject_clocksource_glitch(&cs, 2, 1, &bad, &good, &reads), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -113,6 +149,8 @@ int main(void)
 		cmocka_unit_test_setup(test_a_new_handler_stays, fresh_clock_registry),
 		cmocka_unit_test_setup(test_refused, fresh_clock_registry),
 		cmocka_unit_test_setup(test_next_ticks_once, fresh_clock_registry),
+		cmocka_unit_test_setup(test_a_torn_raw_read_is_caught_beneath_the_check,
+		                       fresh_clock_registry),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

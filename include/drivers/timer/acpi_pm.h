@@ -12,11 +12,10 @@
  * failed).  Returns 0, or a negative error after one line saying why. */
 int acpi_pm_init(void);
 
-/* `inject pm-glitch`: one verified read of the counter in which the raw
- * read the check depends on (the middle one of three) comes back with a
- * high bit flipped, as a torn read on a PIIX4 does.  *bad is the value
- * that read gave, *good the value returned, *retries how many triples it
- * took.  0, or -ENODEV without a PM timer. */
-int acpi_pm_inject_glitch(uint32_t *bad, uint32_t *good, unsigned *retries);
+/* Each read of the "acpi_pm" clocksource is three raw reads (read_raw)
+ * until the middle one lies between the other two: the erratum's
+ * workaround, and the raw read the check depends on is the second. */
+#define ACPI_PM_READS_PER_TRY 3
+#define ACPI_PM_CHECKED_READ  2
 
 #endif
