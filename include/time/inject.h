@@ -58,4 +58,27 @@ void inject_clockevent_unfollow_all(void);
  * back.  0, or -EBUSY (one is armed already). */
 int inject_clockevent_next_ticks(struct clock_event_device *dev, uint64_t ticks);
 
+/* Faults in a CPU's idle sleep (kernel/time/inject_idle.c), through its
+ * tick device's ops; one armed at a time, for CPU `cpu` (the caller's).
+ *
+ * late-wakeup: the next sleep's end is taken late_ns after its deadline,
+ * as when a host deschedules the virtual CPU; the next sleep programmed
+ * after it is noted.  The report disarms.  -ENODEV: no tick device. */
+int inject_idle_late(unsigned cpu, uint64_t late_ns);
+struct inject_idle_late_report {
+	bool done;              /* both sleeps happened */
+	uint64_t deadline_ns;   /* the late sleep's deadline */
+	uint64_t woke_ns;       /* when it was let go */
+	uint64_t next_wake_ns;  /* when the next sleep was programmed to end */
+	unsigned ticks_between; /* tick-long sleeps before that one */
+};
+void inject_idle_late_report(struct inject_idle_late_report *out);
+
+/* idle-race: the next sleep is programmed only after the device's current
+ * deadline has passed, so its interrupt is pending at the halt (one-shot
+ * modes).  The report (which disarms) says whether the armed idle entry
+ * happened; whether the sleep was given up, the wakeup counts say. */
+int inject_idle_race(unsigned cpu);
+bool inject_idle_race_report(void);
+
 #endif

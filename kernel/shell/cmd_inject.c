@@ -30,6 +30,7 @@
 #include "time/clocksource.h"
 #include "time/hrtimer.h"
 #include "time/inject.h"
+#include "time/wakeups.h"
 #include "time/jiffies.h"
 #include "time/tick.h"
 #include "time/timekeeping.h"
@@ -256,11 +257,13 @@ static int inject_late_wakeup(uint32_t ms)
 	const uint32_t first = 50, gap = WITNESS_MARGIN_MS;
 	if (witness_arm(first, first + ms + gap))
 		return -ENOSPC;
-	idle_inject_late(this_cpu()->index, (uint64_t)ms * NSEC_PER_MSEC);
+	if (inject_idle_late(this_cpu()->index, (uint64_t)ms * NSEC_PER_MSEC) != 0) {
+		kprintf("error: CPU %u has no tick device\n", this_cpu()->index);
+		return -ENODEV;
+	}
 	int rc = witness_report();
-	struct idle_late_report r;
-	idle_late_report(&r);
-	idle_inject_late(this_cpu()->index, 0);         /* disarm, if it never came */
+	struct inject_idle_late_report r;
+	inject_idle_late_report(&r);                    /* disarms, if it never came */
 	char a[FMT_FIXED_SIZE], b[FMT_FIXED_SIZE], c[FMT_FIXED_SIZE];
 	if (!r.woke_ns) {
 		kprintf("error: the late wakeup did not happen\n");
@@ -285,19 +288,25 @@ static int inject_late_wakeup(uint32_t ms)
 
 /* idle-race: the next idle entry loses the race with the tick device's
  * deadline (include/idle.h). */
-static int inject_idle_race(void)
+static int fault_idle_race(void)
 {
 	if (witness_arm(50, 50 + WITNESS_MARGIN_MS))
 		return -ENOSPC;
-	idle_inject_race(this_cpu()->index);
+	unsigned cpu = this_cpu()->index;
+	struct wakeup_stats before, after;
+	wakeups_snapshot(cpu, ktime_get_ns(), &before);
+	if (inject_idle_race(cpu) != 0) {
+		kprintf("error: CPU %u has no tick device\n", cpu);
+		return -ENODEV;
+	}
 	int rc = witness_report();
-	struct idle_race_report r;
-	idle_race_report(&r);
-	if (!r.done) {
+	bool done = inject_idle_race_report();
+	wakeups_snapshot(cpu, ktime_get_ns(), &after);
+	if (!done) {
 		kprintf("error: CPU %u did not go idle\n", this_cpu()->index);
 		return -EIO;
 	}
-	if (!r.given_up) {
+	if (after.abandoned == before.abandoned) {
 		kprintf("error: CPU %u halted with its old deadline's interrupt pending\n",
 		        this_cpu()->index);
 		return -EIO;
@@ -331,7 +340,7 @@ int cmd_inject(int argc, char **argv)
 	if (argc == 2 && strcmp(what, "pm-glitch") == 0)
 		return inject_pm_glitch();
 	if (argc == 2 && strcmp(what, "idle-race") == 0)
-		return inject_idle_race();
+		return fault_idle_race();
 	if (argc == 2 && strcmp(what, "clocksource-stall") == 0)
 		return inject_clocksource_stall_cmd();
 	if (argc == 3 && strcmp(what, "lost-tick") == 0 &&
