@@ -11,12 +11,11 @@
 #include "arch/irq.h"
 #include "arch/x86.h"
 #include "errno.h"
-#include "time/timekeeping.h"
 
 #define KBD_DATA        0x60
 #define KBD_STATUS      0x64
 #define KBD_STATUS_OBF  0x01    /* output buffer full: a byte to read */
-#define KBD_IRQ         1
+#define KBD_IRQ         PS2_KEYBOARD_IRQ
 
 #define SC_RELEASE      0x80    /* set 1: high bit marks a key release */
 #define SC_EXTENDED     0xE0    /* prefix of the grey keys */
@@ -102,50 +101,17 @@ static void handle_scancode(uint8_t sc)
 	console_input_push(c);
 }
 
-/* An interrupt storm (`inject irq-storm`): until storm_until_ns, every
- * byte is a storm byte, counted, and the next one is asked for at once. */
-#define STORM_BYTE      0x00    /* set 1: no key has it */
-static volatile uint64_t storm_until_ns;    /* 0: no storm */
-static volatile uint64_t storm_count;
-static bool handler_installed;
-
 static void keyboard_irq(void *ctx)
 {
 	UNUSED(ctx);
-	if (!(inb(KBD_STATUS) & KBD_STATUS_OBF))
-		return;
-	uint8_t sc = inb(KBD_DATA);
-	if (!storm_until_ns) {
-		handle_scancode(sc);
-		return;
-	}
-	storm_count++;
-	if (ktime_get_ns() >= storm_until_ns || !i8042_fake_key_byte(STORM_BYTE))
-		storm_until_ns = 0;
+	if (inb(KBD_STATUS) & KBD_STATUS_OBF)
+		handle_scancode(inb(KBD_DATA));
 }
-
-int ps2_keyboard_storm(uint32_t ms)
-{
-	if (!handler_installed)
-		return -ENODEV;
-	storm_count = 0;
-	storm_until_ns = ktime_get_ns() + (uint64_t)ms * NSEC_PER_MSEC;
-	if (!i8042_fake_key_byte(STORM_BYTE)) {
-		storm_until_ns = 0;
-		return -ENODEV;
-	}
-	return 0;
-}
-
-uint64_t ps2_keyboard_storm_count(void) { return storm_count; }
-bool ps2_keyboard_storm_active(void) { return storm_until_ns != 0; }
 
 int ps2_keyboard_init(void)
 {
 	/* Drop keys pressed before we were ready. */
 	for (unsigned i = 0; i < KBD_FLUSH_LIMIT && (inb(KBD_STATUS) & KBD_STATUS_OBF); i++)
 		(void)inb(KBD_DATA);
-	int rc = irq_request(KBD_IRQ, keyboard_irq, NULL, "keyboard");
-	handler_installed = rc == 0;
-	return rc;
+	return irq_request(KBD_IRQ, keyboard_irq, NULL, "keyboard");
 }

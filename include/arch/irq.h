@@ -31,6 +31,12 @@ void irq_set_chip(const struct irq_chip *chip);
 /* Attach to ISA line 0..15 and unmask it.  -EBUSY if taken, -EINVAL bad line. */
 int irq_request(unsigned line, irq_handler_t fn, void *ctx, const char *name);
 void irq_free(unsigned line);
+/* Put fn(ctx) in place of line's handler, handing back the old one (to
+ * wrap it, and to put it back with another irq_replace): how a test
+ * wraps an interrupt source from outside its driver (`inject irq-storm`).
+ * ISA lines interrupt the boot CPU only, and the swap is made with its
+ * interrupts off.  0, or -EINVAL (no such line, or nothing on it). */
+int irq_replace(unsigned line, irq_handler_t fn, void *ctx, irq_handler_t *old_fn, void **old_ctx);
 void irq_mask(unsigned line);
 void irq_unmask(unsigned line);
 

@@ -21,16 +21,12 @@ void vga_init(void);                    /* clear it; a console sink from now on 
 struct boot_info;
 int framebuffer_init(const struct boot_info *bi);
 
-/* drivers/platform/ps2_keyboard.c: console input by interrupt */
+/* drivers/platform/ps2_keyboard.c: console input by interrupt, on ISA
+ * line PS2_KEYBOARD_IRQ.  A byte with no key in scancode set 1
+ * (PS2_NO_KEY_BYTE) is read and dropped. */
+#define PS2_KEYBOARD_IRQ 1
+#define PS2_NO_KEY_BYTE  0x00
 int ps2_keyboard_init(void);
-/* `inject irq-storm`: for `ms` ms from now, each keyboard interrupt makes
- * the controller raise the next one at once (i8042_fake_key_byte), and the
- * bytes are counted, not typed.  0, or -ENODEV (no handler, or the
- * controller takes no commands).  ps2_keyboard_storm_count: interrupts so
- * far; ps2_keyboard_storm_active: still going. */
-int ps2_keyboard_storm(uint32_t ms);
-uint64_t ps2_keyboard_storm_count(void);
-bool ps2_keyboard_storm_active(void);
 
 /* drivers/platform/pic8259.c — the pair of 8259A interrupt controllers */
 void pic_init(void);                    /* remap to 0x20..0x2F, all masked; hand

@@ -66,6 +66,23 @@ int irq_request(unsigned line, irq_handler_t fn, void *ctx, const char *name)
 	return 0;
 }
 
+int irq_replace(unsigned line, irq_handler_t fn, void *ctx, irq_handler_t *old_fn, void **old_ctx)
+{
+	if (line >= IRQ_LINES || !fn)
+		return -EINVAL;
+	struct irq_desc *d = &descs[VEC_IRQ_BASE + line];
+	uint32_t f = irq_save();
+	int rc = d->handler ? 0 : -EINVAL;
+	if (rc == 0) {
+		*old_fn = d->handler;
+		*old_ctx = d->ctx;
+		d->handler = fn;
+		d->ctx = ctx;
+	}
+	irq_restore(f);
+	return rc;
+}
+
 void irq_free(unsigned line)
 {
 	if (line >= IRQ_LINES)
