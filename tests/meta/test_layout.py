@@ -210,3 +210,25 @@ def test_the_cpu_knows_nothing_of_timers():
     wrong = [f"{p}:{n}: {inc}" for p in TREE if p.startswith("include/arch/")
              for n, inc in includes_of(p) if inc.startswith("include/time/")]
     assert not wrong, wrong
+
+
+# ------------------------------------------------------------ one seam
+
+SEAM = {"kernel/time/inject.c", "kernel/time/inject_idle.c", "include/time/inject.h"}
+
+
+def test_injection_only_through_the_seam():
+    """Faults reach a device only through the seam (kernel/time/inject*.c,
+    wrapping its ops) and the shell that drives it: no driver, nor the
+    idle loop, nor the interrupt path, nor the rest of the time core names
+    anything of injection in its code (comments may say where it went)."""
+    wrong = []
+    for path in ALL_C + sorted(os.path.relpath(p, ROOT) for p in
+                               glob.glob(os.path.join(ROOT, "include", "**", "*.h"), recursive=True)):
+        if path in SEAM or path.startswith(("kernel/shell/", "include/shell/")):
+            continue
+        for name in sorted(set(re.findall(r"\w*inject\w*", source(path), re.I))):
+            wrong.append(f"{path}: {name}")
+    assert not wrong, "injection outside the seam:\n" + "\n".join(wrong)
+    # Not blind: the seam's own file is seen to hold it.
+    assert re.search(r"\binject_clockevent_follow\b", source("kernel/time/inject.c"))
