@@ -21,4 +21,8 @@ int args_split(char *line, char **argv, int max);
 int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 int parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out);
 
+/* A signed whole number other than 0: +N, -N or N, with 1 <= N <= max.
+ * 0 on success, -EINVAL otherwise. */
+int parse_signed_nonzero(const char *s, uint32_t max, int64_t *out);
+
 #endif

@@ -68,3 +68,13 @@ int parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out)
 		*out = (uint32_t)v;
 	return rc;
 }
+
+int parse_signed_nonzero(const char *s, uint32_t max, int64_t *out)
+{
+	bool neg = s[0] == '-';
+	uint32_t v;
+	if (parse_u32(s + (s[0] == '-' || s[0] == '+'), 1, max, &v))
+		return -EINVAL;
+	*out = neg ? -(int64_t)v : (int64_t)v;
+	return 0;
+}

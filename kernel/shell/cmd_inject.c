@@ -354,17 +354,6 @@ static int fault_idle_race(void)
 	return rc;
 }
 
-/* A signed whole number: +N, -N or N, within ±max. */
-static int parse_signed(const char *s, uint32_t max, int64_t *out)
-{
-	bool neg = s[0] == '-';
-	uint32_t v;
-	if (parse_u32(s + (s[0] == '-' || s[0] == '+'), 1, max, &v))
-		return -EINVAL;
-	*out = neg ? -(int64_t)v : (int64_t)v;
-	return 0;
-}
-
 int cmd_inject(int argc, char **argv)
 {
 	uint32_t n;
@@ -393,10 +382,10 @@ int cmd_inject(int argc, char **argv)
 	    parse_u32(argv[2], 1, INJECT_MAX_MS, &n) == 0)
 		return inject_late_wakeup(n);
 	if (argc == 3 && strcmp(what, "tsc-step") == 0 &&
-	    parse_signed(argv[2], INJECT_MAX_MS, &v) == 0)
+	    parse_signed_nonzero(argv[2], INJECT_MAX_MS, &v) == 0)
 		return inject_tsc(true, v);
 	if (argc == 3 && strcmp(what, "tsc-skew") == 0 &&
-	    parse_signed(argv[2], INJECT_MAX_PPM, &v) == 0)
+	    parse_signed_nonzero(argv[2], INJECT_MAX_PPM, &v) == 0)
 		return inject_tsc(false, v);
 	return SHELL_USAGE;
 }

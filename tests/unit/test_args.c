@@ -67,12 +67,31 @@ static void test_numbers_rejected(void **state)
 	assert_int_equal(v, 12345);
 }
 
+static void test_signed_nonzero(void **state)
+{
+	(void)state;
+	int64_t v;
+	assert_int_equal(parse_signed_nonzero("+10", 100, &v), 0);
+	assert_true(v == 10);
+	assert_int_equal(parse_signed_nonzero("-10", 100, &v), 0);
+	assert_true(v == -10);
+	assert_int_equal(parse_signed_nonzero("7", 100, &v), 0);
+	assert_true(v == 7);
+	assert_int_equal(parse_signed_nonzero("0", 100, &v), -EINVAL);
+	assert_int_equal(parse_signed_nonzero("-0", 100, &v), -EINVAL);
+	assert_int_equal(parse_signed_nonzero("+101", 100, &v), -EINVAL);
+	assert_int_equal(parse_signed_nonzero("--1", 100, &v), -EINVAL);
+	assert_int_equal(parse_signed_nonzero("+", 100, &v), -EINVAL);
+	assert_int_equal(parse_signed_nonzero("1x", 100, &v), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_split),
 		cmocka_unit_test(test_numbers_ok),
 		cmocka_unit_test(test_numbers_rejected),
+		cmocka_unit_test(test_signed_nonzero),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
