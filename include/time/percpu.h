@@ -31,12 +31,18 @@ struct time_cpu {
 	struct wakeup_cpu wakeups;      /* why it woke (`wakeups`, `idle`, `cpus`) */
 };
 
-/* CPU `cpu`'s (panics past TIME_MAX_CPUS). */
-struct time_cpu *time_cpu(unsigned cpu);
+/* CPU `cpu`'s.  Inline, and unchecked: the interrupt path asks for this
+ * CPU's several times per interrupt, and every caller has a CPU number
+ * below arch_nr_cpus() (kernel/arch/time.c asserts NR_CPUS fits). */
+extern struct time_cpu time_cpus[TIME_MAX_CPUS];
+static inline struct time_cpu *time_cpu(unsigned cpu) { return &time_cpus[cpu]; }
 
 static inline struct tick_cpu *time_tick_of(unsigned cpu) { return &time_cpu(cpu)->tick; }
 static inline struct timer_base *time_timer_base(unsigned cpu) { return &time_cpu(cpu)->timers; }
 static inline struct hrtimer_base *time_hrtimer_base(unsigned cpu) { return &time_cpu(cpu)->hrtimers; }
 static inline struct wakeup_cpu *time_wakeups_of(unsigned cpu) { return &time_cpu(cpu)->wakeups; }
+
+/* This CPU's tick (declared in tick.h). */
+static inline struct tick_cpu *this_tick(void) { return time_tick_of(arch_this_cpu_id()); }
 
 #endif

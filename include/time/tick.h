@@ -101,8 +101,7 @@ struct tick_cpu {
 	struct path_cpu path;             /* the interrupt path's stamps (time/path.h) */
 };
 
-/* This CPU's (kernel/time/percpu.c). */
-struct tick_cpu *this_tick(void);
+/* This CPU's: this_tick(), inline in percpu.h. */
 
 /* An AP's tick, on its own device, in the boot CPU's mode and rate
  * (kernel/smp_boot.c calls tick_secondary_follow on the AP whenever they

@@ -27,6 +27,7 @@
 #include "shell/commands.h"
 #include "shell/inject_witness.h"
 #include "shell/shell.h"
+#include "time/percpu.h"
 #include "time/clocksource.h"
 #include "time/hrtimer.h"
 #include "time/inject.h"

@@ -7,6 +7,7 @@
 #include "kprintf.h"
 #include "kstring.h"
 #include "shell/shell.h"
+#include "time/percpu.h"
 #include "time/jiffies.h"
 #include "time/tick.h"
 #include "shell/commands.h"

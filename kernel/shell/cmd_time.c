@@ -16,6 +16,7 @@
 #include "arch/smp.h"
 #include "errno.h"
 #include "shell/shell.h"
+#include "time/percpu.h"
 #include "time/clocksource.h"
 #include "time/hrtimer.h"
 #include "time/jiffies.h"

@@ -19,6 +19,7 @@
 #include "shell/shell.h"
 #include "shell/commands.h"
 #include "shell/args.h"
+#include "time/percpu.h"
 #include "time/hrtimer.h"
 #include "time/optimum.h"
 #include "time/slack.h"

@@ -7,6 +7,7 @@
 #include "kprintf.h"
 #include "arch/smp.h"
 #include "shell/shell.h"
+#include "time/percpu.h"
 #include "time/tick.h"
 #include "time/timekeeping.h"
 #include "time/trace.h"

@@ -14,6 +14,7 @@
 #include "cmdline.h"
 #include "errno.h"
 #include "kstring.h"
+#include "time/percpu.h"
 #include "time/arch.h"
 #include "time/clocksource.h"
 #include "time/jiffies.h"

@@ -16,6 +16,7 @@
  * file (docs/dyntick.md walks it), and two labs fill in parts of it.
  */
 #include "lab.h"
+#include "time/percpu.h"
 #include "time/clocksource.h"
 #include "time/hrtimer.h"
 #include "time/slack.h"

@@ -15,6 +15,7 @@
 #include <cmocka.h>
 #include "cmdline.h"
 #include "errno.h"
+#include "time/percpu.h"
 #include "time/clockevent.h"
 #include "time/clocksource.h"
 #include "time/hrtimer.h"
