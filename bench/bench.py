@@ -386,7 +386,7 @@ def run_lull_icount(cfg, a, accel, progress, step):
                         append=f"{cfg.append} {run}", cpu=cfg.cpu, icount=cfg.icount,
                         extra=ICOUNT_RTC, log_path=log_path(a, cfg, accel, f"icount{i}"))
         try:
-            g.vm.expect(r"= after the callback +\d+ +\d+", timeout=n * a.latency_period_us / 1e6 * 8 + 60)
+            g.vm.expect(r"= after the callback +\d+ +\d+\r*\n", timeout=n * a.latency_period_us / 1e6 * 8 + 60)
             out = g.vm.log_text()
             plain, stamped = out.split("lull> latency ")[1:3]
             r = guest.parse_latency(plain)

@@ -63,7 +63,7 @@ def test_breakdown_is_the_same_twice_under_icount(boot):
     runs = []
     for _ in range(2):
         vm = boot("run=latency,200,1000,breakdown", icount=4, wait_prompt=False)
-        vm.expect(r"= after the callback +\d+ +\d+", timeout=60)
+        vm.expect(r"= after the callback +\d+ +\d+\r*\n", timeout=60)   # the whole line
         runs.append(breakdown(vm.log_text()))
     a, b = runs
     for name in BEFORE_CALLBACK + AFTER_CALLBACK:
