@@ -307,12 +307,14 @@ int clockevents_shutdown(struct clock_event_device *dev)
 /* Clamp a delta into the device's limits and hand it to the driver.  The
  * count needs no clamp of its own: the ns limits were rounded so that they
  * convert to counts inside [min_delta_ticks, max_delta_ticks], and the
- * conversion never decreases. */
-static int clockevent_program_delta(struct clock_event_device *dev, uint64_t delta_ns)
+ * conversion never decreases.  clock_ns: the clock read the delta counts
+ * from (armed_ns, for the stale-event check). */
+static int clockevent_program_delta(struct clock_event_device *dev, uint64_t delta_ns,
+                                    uint64_t clock_ns)
 {
 	delta_ns = MAX(delta_ns, dev->min_delta_ns);
 	delta_ns = MIN(delta_ns, dev->max_delta_ns);
-	dev->armed_ns = ktime_get_ns();
+	dev->armed_ns = clock_ns;
 	dev->fires_ns = dev->armed_ns + delta_ns;
 	return dev->set_next_event(dev, clockevent_ns2ticks(dev, delta_ns));
 }
@@ -336,13 +338,11 @@ int clockevents_program_event(struct clock_event_device *dev,
 	 * (Linux reads ktime_get() inside clockevents_program_event for the
 	 * same reason).  now_ns stays a floor: the host tests give the time
 	 * that way, with no clock behind ktime_get_ns. */
-	uint64_t now = ktime_get_ns();
-	if (now < now_ns)
-		now = now_ns;
+	uint64_t clock = ktime_get_ns(), now = clock < now_ns ? now_ns : clock;
 	/* A deadline already past fires as soon as the device can. */
 	uint64_t delta_ns = expires_ns > now ? expires_ns - now : 0;
 	dev->next_event_ns = expires_ns;
-	int ret = clockevent_program_delta(dev, delta_ns);
+	int ret = clockevent_program_delta(dev, delta_ns, clock);    /* one read for both */
 
 	/* -ETIME: the count ran out while we were writing it (the delta was
 	 * tiny, or we were delayed).  The deadline has passed, so aim for the
@@ -351,7 +351,7 @@ int clockevents_program_event(struct clock_event_device *dev,
 	uint64_t retry_ns = dev->min_delta_ns;
 	for (unsigned i = 0; ret == -ETIME && i < CLOCKEVENT_ETIME_RETRIES; i++) {
 		dev->retries++;
-		ret = clockevent_program_delta(dev, retry_ns);
+		ret = clockevent_program_delta(dev, retry_ns, ktime_get_ns());
 		retry_ns = retry_ns > dev->max_delta_ns / 2 ? dev->max_delta_ns : retry_ns * 2;
 	}
 	if (ret != 0)
