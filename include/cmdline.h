@@ -36,6 +36,29 @@ struct boot_option {
 	__attribute__((used, section("boot_options"), aligned(4))) =          \
 		{ .name = optname, .parse = fn, .help = helptext }
 
+/* A bare word that sets a bool (`floor`); a value (`floor=1`) is refused. */
+#define BOOT_FLAG(optname, var, helptext)                                    \
+	static int var##_flag(const char *value)                               \
+	{                                                                      \
+		if (value)                                                     \
+			return -EINVAL;                                        \
+		var = true;                                                    \
+		return 0;                                                      \
+	}                                                                      \
+	BOOT_OPTION(optname, var##_flag, helptext)
+
+/* A word with a value handed to setter (`clocksource=hpet`); a bare word
+ * is refused. */
+#define BOOT_VALUE(optname, setter, helptext)                                \
+	static int setter##_option(const char *value)                          \
+	{                                                                      \
+		if (!value)                                                    \
+			return -EINVAL;                                        \
+		setter(value);                                                 \
+		return 0;                                                      \
+	}                                                                      \
+	BOOT_OPTION(optname, setter##_option, helptext)
+
 #define CMDLINE_MAX        512      /* longer command lines are cut here */
 #define CMDLINE_MAX_ARGS    32
 

@@ -27,6 +27,7 @@ struct multiboot_info {
 } __packed;
 /* Offsets from the table in 3.3 ("Boot information format"); the fields
  * after boot_loader_name (APM, VBE, framebuffer) are not read. */
+/* Shaped like struct trapframe's checks (include/arch/trap.h): one offset a line. */
 _Static_assert(offsetof(struct multiboot_info, mem_lower) == 4, "Multiboot 3.3");
 _Static_assert(offsetof(struct multiboot_info, cmdline) == 16, "Multiboot 3.3");
 _Static_assert(offsetof(struct multiboot_info, syms) == 28, "Multiboot 3.3");

@@ -18,14 +18,7 @@
 
 static bool floor_requested;
 
-static int floor_option(const char *value)
-{
-	if (value)
-		return -EINVAL;
-	floor_requested = true;
-	return 0;
-}
-BOOT_OPTION("floor", floor_option, "stop every timer, mask every IRQ, halt for good (benchmark floor)");
+BOOT_FLAG("floor", floor_requested, "stop every timer, mask every IRQ, halt for good (benchmark floor)");
 
 void floor_if_requested(void)
 {

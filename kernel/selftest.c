@@ -46,14 +46,7 @@
 
 static bool selftest_requested;
 
-static int selftest_option(const char *value)
-{
-	if (value)
-		return -EINVAL;
-	selftest_requested = true;
-	return 0;
-}
-BOOT_OPTION("selftest", selftest_option, "check the timer hardware, print KTAP, exit QEMU");
+BOOT_FLAG("selftest", selftest_requested, "check the timer hardware, print KTAP, exit QEMU");
 
 static unsigned count_tests(void)
 {

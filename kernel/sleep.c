@@ -111,6 +111,8 @@ static enum hrtimer_restart hr_sleeper_wake(struct hrtimer *t)
 	return HRTIMER_NORESTART;
 }
 
+/* Twin of sleep_ticks (above): the same wait on the other kind of timer;
+ * the alarm lab has students write both. */
 int sleep_ns(uint64_t ns)
 {
 	/* LAB alarm: BEGIN

@@ -78,6 +78,7 @@ static uint64_t acpi_pm_read(struct clocksource *cs)
 
 /* Rating 200: correct and counts in halt, but each read is a slow port
  * access (three of them, see the QUIRK above). */
+/* Shaped like every clocksource table: one struct, each device its own values. */
 static struct clocksource acpi_pm_clocksource = {
 	.name = "acpi_pm",
 	.rating = 200,

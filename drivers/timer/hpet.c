@@ -192,6 +192,7 @@ static int hpet_set_next_event(struct clock_event_device *dev, uint64_t ticks)
 
 /* Comparator 0 off, IRQ0 and the legacy route given back to the PIT.  The
  * main counter keeps running: it is the "hpet" clocksource. */
+/* Twin of pit_shutdown (drivers/timer/pit.c): see there. */
 static int hpet_shutdown(struct clock_event_device *dev)
 {
 	UNUSED(dev);
@@ -208,6 +209,7 @@ static int hpet_shutdown(struct clock_event_device *dev)
 
 /* Rating 250: correct, counts in halt, fine-grained; but every read is an
  * uncached MMIO access of ~1 us on real chipsets. */
+/* Shaped like every clocksource table: one struct, each device its own values. */
 static struct clocksource hpet_clocksource = {
 	.name = "hpet",
 	.rating = 250,
@@ -218,6 +220,7 @@ static struct clocksource hpet_clocksource = {
 /* Rating 200: seconds of range and sub-microsecond resolution (better than
  * the PIT's 16 bits), but slow MMIO to program, and IRQ0 by the legacy
  * route; a local APIC timer, per CPU and fast, should be preferred. */
+/* Shaped like every clock event table: one struct, each device its own values. */
 static struct clock_event_device hpet_clockevent = {
 	.name = "hpet",
 	.rating = 200,

@@ -114,6 +114,7 @@ static int lapic_timer_set_next_event(struct clock_event_device *dev, uint64_t t
 	return 0;
 }
 
+/* Twin of tsc_deadline_shutdown (below): the two modes stop different registers. */
 static int lapic_timer_shutdown(struct clock_event_device *dev)
 {
 	if (timer_owner == dev) {
@@ -138,6 +139,7 @@ static int lapic_timer_shutdown(struct clock_event_device *dev)
  * C-states needs ARAT or a broadcast timer (HPET, PIT) for those.
  * Reference: SDM 10.5.4; Linux arch/x86/kernel/apic/apic.c
  * (CLOCK_EVT_FEAT_C3STOP). */
+/* Shaped like every clock event table: one struct, each device its own values. */
 static struct clock_event_device lapic_clockevent = {
 	.name = "lapic",
 	.rating = 260,
@@ -191,6 +193,7 @@ static int tsc_deadline_shutdown(struct clock_event_device *dev)
 /* Rating 270: above "lapic".  The deadline is absolute, in TSC counts, so
  * nothing is lost converting to bus counts or to a relative delay, and
  * there is no divider to pick. */
+/* Shaped like every clock event table: one struct, each device its own values. */
 static struct clock_event_device tsc_deadline_clockevent = {
 	.name = "tsc-deadline",
 	.rating = 270,

@@ -295,6 +295,8 @@ static int pit_set_next_event(struct clock_event_device *dev, uint64_t ticks)
 	   LAB pit: END */
 }
 
+/* Twin of hpet_shutdown (drivers/timer/hpet.c): the order of the steps is
+ * shared, the registers and the IRQ are each device's own. */
 static int pit_shutdown(struct clock_event_device *dev)
 {
 	UNUSED(dev);
@@ -311,6 +313,7 @@ static int pit_shutdown(struct clock_event_device *dev)
 /* Rating 100: it works everywhere, but its range is short (54.9 ms, so a
  * tickless idle wakes at least 18 times a second), and every programming
  * is three slow port writes.  Every other timer beats it. */
+/* Shaped like every clock event table: one struct, each device its own values. */
 static struct clock_event_device pit_clockevent = {
 	.name = "pit",
 	.rating = 100,
@@ -332,6 +335,8 @@ static struct clock_event_device pit_clockevent = {
  * count starts at the last of the four port writes. */
 static uint8_t port_b_saved;
 
+/* Shaped like pit_set_next_event (above) at its end: both are lab answers,
+ * and every lab stub ends alike (tools/lab.py). */
 int pit_ch2_start_us(uint32_t us)
 {
 	/* LAB pit: BEGIN

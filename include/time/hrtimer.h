@@ -31,6 +31,7 @@
 
 #include "../compiler.h"
 #include "../spinlock.h"
+#include "arch.h"
 #include "slack.h"
 
 #define HRTIMER_MAX 128
@@ -114,14 +115,17 @@ static inline bool hrtimer_is_queued(const struct hrtimer *t) { return t->heap_i
  * periods.  t must not be queued, and interval_ns not 0 (panics). */
 uint64_t hrtimer_forward(struct hrtimer *t, uint64_t now_ns, uint64_t interval_ns);
 
-/* Earliest hard end; false if none queued.  Waking then serves every
- * queued timer. */
-bool hrtimer_next_expiry(uint64_t *expires_ns);
+/* The earliest hard end on CPU `cpu`'s heap and that timer's name (either
+ * pointer may be NULL); false if none queued. */
+bool hrtimer_next_expiry_on(unsigned cpu, uint64_t *expires_ns, const char **name);
+/* This CPU's earliest hard end.  Waking then serves every queued timer. */
+static inline bool hrtimer_next_expiry(uint64_t *expires_ns)
+{
+	return hrtimer_next_expiry_on(arch_this_cpu_id(), expires_ns, NULL);
+}
 /* The name of that earliest timer (of one of them, on a tie), NULL if none
  * is queued: for wakeup accounting. */
 const char *hrtimer_next_name(void);
-/* Both, for CPU `cpu`'s heap (name may be NULL). */
-bool hrtimer_next_expiry_on(unsigned cpu, uint64_t *expires_ns, const char **name);
 
 /* Run every timer with expires_ns <= now_ns, earliest first, with interrupts
  * enabled; a callback returning HRTIMER_RESTART is re-queued at its
@@ -130,11 +134,10 @@ bool hrtimer_next_expiry_on(unsigned cpu, uint64_t *expires_ns, const char **nam
  * callbacks run. */
 unsigned hrtimer_run_expired(uint64_t now_ns);
 
-unsigned hrtimer_count(void);
-void hrtimer_for_each(void (*fn)(struct hrtimer *t, void *ctx), void *ctx);
-/* The same for CPU `cpu`'s heap. */
+/* How many timers CPU `cpu`'s heap holds, and a walk over them. */
 unsigned hrtimer_count_on(unsigned cpu);
 void hrtimer_for_each_on(unsigned cpu, void (*fn)(struct hrtimer *t, void *ctx), void *ctx);
+static inline unsigned hrtimer_count(void) { return hrtimer_count_on(arch_this_cpu_id()); }
 
 /* Empty every CPU's heap (at boot, before any timer is started). */
 void hrtimer_bases_init(void);

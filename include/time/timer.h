@@ -35,6 +35,7 @@
 
 #include "../compiler.h"
 #include "../spinlock.h"
+#include "arch.h"
 #include "slack.h"
 
 struct timer {
@@ -181,24 +182,27 @@ static inline bool timer_pending(const struct timer *t) { return t->pprev != NUL
  * `now`. */
 void timer_run_expired(uint32_t now);
 
-/* Earliest pending hard end (exact), false if none; before the base if a
- * timer is already due.  Waking then serves every pending timer.  Cost: a scan of the per-level occupancy bitmaps
- * plus one cached earliest timer per level (a bucket's list is walked only
- * after its earliest timer was deleted or fired) — never every bucket. */
-bool timer_next_expiry(uint32_t *expires);
+/* The earliest pending hard end on CPU `cpu`'s wheel (exact) and that
+ * timer's name (either pointer may be NULL); false if none.  Before the
+ * base if a timer is already due.  Cost: a scan of the per-level occupancy
+ * bitmaps plus one cached earliest timer per level (a bucket's list is
+ * walked only after its earliest timer was deleted or fired) — never
+ * every bucket. */
+bool timer_next_expiry_on(unsigned cpu, uint32_t *expires, const char **name);
+/* This CPU's.  Waking then serves every pending timer. */
+static inline bool timer_next_expiry(uint32_t *expires)
+{
+	return timer_next_expiry_on(arch_this_cpu_id(), expires, NULL);
+}
 /* The name of that earliest timer (of one of them, if several share the
  * expiry), NULL if none is pending: for wakeup accounting. */
 const char *timer_next_name(void);
-/* Both, for CPU `cpu`'s wheel (name may be NULL). */
-bool timer_next_expiry_on(unsigned cpu, uint32_t *expires, const char **name);
 
-/* Number of pending timers, and a walk over them (for `timers`); fn runs
- * with interrupts off and must not arm or delete timers. */
-unsigned timer_count(void);
-void timer_for_each(void (*fn)(struct timer *t, void *ctx), void *ctx);
-/* The same for CPU `cpu`'s wheel. */
+/* Number of timers pending on CPU `cpu`'s wheel, and a walk over them (for
+ * `timers`); fn runs with interrupts off and must not arm or delete timers. */
 unsigned timer_count_on(unsigned cpu);
 void timer_for_each_on(unsigned cpu, void (*fn)(struct timer *t, void *ctx), void *ctx);
+static inline unsigned timer_count(void) { return timer_count_on(arch_this_cpu_id()); }
 
 /* The wheel's notion of now: the next jiffy it will process. */
 uint32_t timer_wheel_base(void);

@@ -4,9 +4,9 @@
  * Every injection runs between witnesses (kernel/shell/inject_witness.c):
  * timers armed on every CPU before the fault (witness_arm), and afterwards
  * one "recovered:" line, or an `error:` line per broken promise
- * (witness_report).  Most faults are made where the hardware is touched
- * (the drivers, the idle loop, kernel/time/inject.c) and only asked for
- * here; lost-tick and spurious-tick are made here.  A fault that bends a
+ * (witness_report).  Most faults are made by the injection seam
+ * (kernel/time/inject.c, inject_idle.c: docs/architecture.md) and only
+ * asked for here; lost-tick and spurious-tick are made here.  A fault that bends a
  * counter also waits for the clocksource watchdog to notice
  * (await_watchdog).  The test that runs the command (under icount)
  * measures uptime against the CMOS clock around it.
@@ -15,12 +15,10 @@
 #include "arch/smp.h"
 #include "arch/trap.h"
 #include "arch/x86.h"
-#include "console.h"
 #include "drivers/platform.h"
 #include "drivers/timer/acpi_pm.h"
 #include "drivers/timer/hpet.h"
 #include "errno.h"
-#include "idle.h"
 #include "kprintf.h"
 #include "kstring.h"
 #include "shell/args.h"
@@ -29,13 +27,10 @@
 #include "shell/shell.h"
 #include "time/percpu.h"
 #include "time/clocksource.h"
-#include "time/hrtimer.h"
 #include "time/inject.h"
-#include "time/wakeups.h"
 #include "time/jiffies.h"
-#include "time/tick.h"
+#include "time/wakeups.h"
 #include "time/timekeeping.h"
-#include "time/timer.h"
 #include "time/watchdog.h"
 
 #define INJECT_MAX_TICKS    1000        /* lost-tick N */
@@ -43,21 +38,14 @@
 #define INJECT_MAX_MS       10000       /* tsc-step, irq-storm, late-wakeup */
 #define INJECT_MAX_PPM      100000      /* tsc-skew: 10% */
 #define WATCHDOG_WAIT_CHECKS 3          /* tsc-step/-skew, stall: checks waited for */
-/* hpet-past: the next deadline this far behind the counter (10 us at
- * 100 MHz): past, as a write that lands late would be. */
-#define INJECT_HPET_PAST_TICKS 1000u
+#define INJECT_HPET_PAST_TICKS 1000u    /* hpet-past: 10 us behind at 100 MHz */
 
 /* ---------------------------------------------------------- the faults */
-
-static struct clock_event_device *my_tick_device(void)
-{
-	return this_tick()->dev;
-}
 
 /* hpet-past: the next comparator write lands behind the counter. */
 static int inject_hpet_past(void)
 {
-	struct clock_event_device *dev = my_tick_device();
+	struct clock_event_device *dev = this_tick()->dev;
 	if (!dev || strcmp(dev->name, "hpet") != 0 || this_tick()->mode == TICK_MODE_PERIODIC) {
 		kprintf("error: needs the tick on the hpet in one-shot (clockevent hpet; "
 		        "tick tickless or dyntick)\n");
@@ -83,8 +71,9 @@ static int inject_hpet_past(void)
 }
 
 /* lost-tick N: interrupts off for N tick periods. */
-static int inject_lost_tick(uint32_t n)
+static int inject_lost_tick(int64_t arg)
 {
+	uint32_t n = (uint32_t)arg;      /* from 1 to its max in faults[] */
 	uint64_t period = NSEC_PER_SEC / tick_hz, span = n * period;
 	if (witness_arm((uint32_t)(span / NSEC_PER_MSEC / 2),
 	                (uint32_t)(span / NSEC_PER_MSEC) + WITNESS_MARGIN_MS))
@@ -101,9 +90,10 @@ static int inject_lost_tick(uint32_t n)
 }
 
 /* spurious-tick N: the tick device's vector, raised N times by software. */
-static int inject_spurious_tick(uint32_t n)
+static int inject_spurious_tick(int64_t arg)
 {
-	struct clock_event_device *dev = my_tick_device();
+	uint32_t n = (uint32_t)arg;      /* from 1 to its max in faults[] */
+	struct clock_event_device *dev = this_tick()->dev;
 	if (!dev) {
 		kprintf("error: no tick device\n");
 		return -ENODEV;
@@ -121,7 +111,6 @@ static int inject_spurious_tick(uint32_t n)
 	return witness_report();
 }
 
-/* pm-glitch: one torn PM-timer read. */
 /* pm-glitch: the PM timer's checked raw read comes back with its top bit
  * flipped, half a wrap away (2.3 s on a 24-bit timer): the size of error
  * a torn read on a PIIX4 makes. */
@@ -267,8 +256,9 @@ static void storm_irq(void *ctx)
 
 static bool storm_over(void) { return storm.until_ns == 0; }
 
-static int inject_irq_storm(uint32_t ms)
+static int inject_irq_storm(int64_t arg)
 {
+	uint32_t ms = (uint32_t)arg;      /* from 1 to its max in faults[] */
 	if (witness_arm(ms / 2 + 1, ms + WITNESS_MARGIN_MS))
 		return -ENOSPC;
 	storm.count = 0;
@@ -290,8 +280,9 @@ static int inject_irq_storm(uint32_t ms)
 }
 
 /* late-wakeup MS: the next sleep's interrupt is taken MS late. */
-static int inject_late_wakeup(uint32_t ms)
+static int inject_late_wakeup(int64_t arg)
 {
+	uint32_t ms = (uint32_t)arg;      /* from 1 to its max in faults[] */
 	const uint32_t first = 50, gap = WITNESS_MARGIN_MS;
 	if (witness_arm(first, first + ms + gap))
 		return -ENOSPC;
@@ -355,38 +346,54 @@ static int fault_idle_race(void)
 	return rc;
 }
 
+static int inject_tsc_step(int64_t ms)
+{
+	return inject_tsc(true, ms);
+}
+
+static int inject_tsc_skew(int64_t ppm)
+{
+	return inject_tsc(false, ppm);
+}
+
+/* The shell's faults: none takes an argument (run), or one (run_arg): a
+ * count from 1 to max, or a signed nonzero amount of at most max. */
+static const struct fault {
+	const char *name;
+	enum { FAULT_NO_ARG, FAULT_COUNT, FAULT_SIGNED } arg;
+	uint32_t max;
+	int (*run)(void);
+	int (*run_arg)(int64_t arg);
+} faults[] = {
+	{ "hpet-past", FAULT_NO_ARG, 0, inject_hpet_past, NULL },
+	{ "pm-glitch", FAULT_NO_ARG, 0, inject_pm_glitch, NULL },
+	{ "idle-race", FAULT_NO_ARG, 0, fault_idle_race, NULL },
+	{ "clocksource-stall", FAULT_NO_ARG, 0, inject_clocksource_stall_cmd, NULL },
+	{ "lost-tick", FAULT_COUNT, INJECT_MAX_TICKS, NULL, inject_lost_tick },
+	{ "spurious-tick", FAULT_COUNT, INJECT_MAX_SPURIOUS, NULL, inject_spurious_tick },
+	{ "irq-storm", FAULT_COUNT, INJECT_MAX_MS, NULL, inject_irq_storm },
+	{ "late-wakeup", FAULT_COUNT, INJECT_MAX_MS, NULL, inject_late_wakeup },
+	{ "tsc-step", FAULT_SIGNED, INJECT_MAX_MS, NULL, inject_tsc_step },
+	{ "tsc-skew", FAULT_SIGNED, INJECT_MAX_PPM, NULL, inject_tsc_skew },
+};
+
 int cmd_inject(int argc, char **argv)
 {
-	uint32_t n;
-	int64_t v;
 	if (argc < 2)
 		return SHELL_USAGE;
-	const char *what = argv[1];
-	if (argc == 2 && strcmp(what, "hpet-past") == 0)
-		return inject_hpet_past();
-	if (argc == 2 && strcmp(what, "pm-glitch") == 0)
-		return inject_pm_glitch();
-	if (argc == 2 && strcmp(what, "idle-race") == 0)
-		return fault_idle_race();
-	if (argc == 2 && strcmp(what, "clocksource-stall") == 0)
-		return inject_clocksource_stall_cmd();
-	if (argc == 3 && strcmp(what, "lost-tick") == 0 &&
-	    parse_u32(argv[2], 1, INJECT_MAX_TICKS, &n) == 0)
-		return inject_lost_tick(n);
-	if (argc == 3 && strcmp(what, "spurious-tick") == 0 &&
-	    parse_u32(argv[2], 1, INJECT_MAX_SPURIOUS, &n) == 0)
-		return inject_spurious_tick(n);
-	if (argc == 3 && strcmp(what, "irq-storm") == 0 &&
-	    parse_u32(argv[2], 1, INJECT_MAX_MS, &n) == 0)
-		return inject_irq_storm(n);
-	if (argc == 3 && strcmp(what, "late-wakeup") == 0 &&
-	    parse_u32(argv[2], 1, INJECT_MAX_MS, &n) == 0)
-		return inject_late_wakeup(n);
-	if (argc == 3 && strcmp(what, "tsc-step") == 0 &&
-	    parse_signed_nonzero(argv[2], INJECT_MAX_MS, &v) == 0)
-		return inject_tsc(true, v);
-	if (argc == 3 && strcmp(what, "tsc-skew") == 0 &&
-	    parse_signed_nonzero(argv[2], INJECT_MAX_PPM, &v) == 0)
-		return inject_tsc(false, v);
+	for (unsigned i = 0; i < ARRAY_SIZE(faults); i++) {
+		const struct fault *f = &faults[i];
+		if (strcmp(argv[1], f->name) != 0)
+			continue;
+		if (argc != (f->arg == FAULT_NO_ARG ? 2 : 3))
+			return SHELL_USAGE;
+		uint64_t n = 0;
+		int64_t v = 0;
+		if (f->arg == FAULT_COUNT && parse_u64(argv[2], 1, f->max, &n) != 0)
+			return SHELL_USAGE;
+		if (f->arg == FAULT_SIGNED && parse_signed_nonzero(argv[2], f->max, &v) != 0)
+			return SHELL_USAGE;
+		return f->run ? f->run() : f->run_arg(f->arg == FAULT_COUNT ? (int64_t)n : v);
+	}
 	return SHELL_USAGE;
 }

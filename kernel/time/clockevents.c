@@ -96,6 +96,8 @@ static bool clockevent_valid(const struct clock_event_device *dev)
 }
 
 /* Names must tell devices apart, and fit the preferred-name copy. */
+/* Twin of clocksource_name_ok and clocksource_derive (kernel/time/clocksource.c):
+ * two lists of two types, and a conversion the other way round. */
 static bool clockevent_name_ok(const struct clock_event_device *dev)
 {
 	if (strlen(dev->name) >= CLOCKEVENT_NAME_MAX)

@@ -114,6 +114,7 @@ static void clocksource_reselect(void)
 }
 
 /* Names must tell counters apart, and fit the preferred-name copy. */
+/* Twin of clockevent_name_ok (kernel/time/clockevents.c): see there. */
 static bool clocksource_name_ok(const struct clocksource *cs)
 {
 	if (strlen(cs->name) >= CLOCKSOURCE_NAME_MAX)
@@ -261,11 +262,4 @@ void clocksource_reset_for_test(void)
 #endif
 
 /* The boot option clocksource=NAME, declared next to what it configures. */
-static int clocksource_option(const char *value)
-{
-	if (!value)
-		return -EINVAL;
-	clocksource_set_preferred(value);
-	return 0;
-}
-BOOT_OPTION("clocksource", clocksource_option, "timekeeping counter by name: tsc, hpet, acpi_pm (or pmtmr), pit");
+BOOT_VALUE("clocksource", clocksource_set_preferred, "timekeeping counter by name: tsc, hpet, acpi_pm (or pmtmr), pit");

@@ -249,6 +249,9 @@ int hrtimer_try_to_cancel(struct hrtimer *t)
 	return ret;
 }
 
+/* Twin of timer_callback_running and timer_del_sync (kernel/time/timer.c):
+ * the same wait on a base of another type and lock; one shared version
+ * would cost each cancel three indirect calls. */
 bool hrtimer_callback_running(const struct hrtimer *t)
 {
 	if (READ_ONCE(t->base) == NULL)
@@ -262,11 +265,10 @@ bool hrtimer_callback_running(const struct hrtimer *t)
 
 int hrtimer_cancel(struct hrtimer *t)
 {
-	int ret = 0;
 	for (;;) {
 		int r = hrtimer_try_to_cancel(t);
 		if (r >= 0)
-			return ret | r;
+			return r;
 		/* Running.  On this CPU that is its own callback, or an
 		 * interrupt taken inside it: waiting would never end. */
 		struct hrtimer_base *b = READ_ONCE(t->base);

@@ -15,36 +15,24 @@ bool hrtimer_next_expiry_on(unsigned cpu, uint64_t *expires_ns, const char **nam
 	struct hrtimer_base *b = time_hrtimer_base(cpu);
 	unsigned long flags = spin_lock_irqsave(&b->lock);
 	bool any = b->size > 0;
-	if (any) {
+	if (any && expires_ns)
 		*expires_ns = first_hard(b);
-		if (name)
-			*name = b->hard_heap[0]->name;
-	}
+	if (any && name)
+		*name = b->hard_heap[0]->name;
 	spin_unlock_irqrestore(&b->lock, flags);
 	return any;
 }
 
-bool hrtimer_next_expiry(uint64_t *expires_ns)
-{
-	return hrtimer_next_expiry_on(arch_this_cpu_id(), expires_ns, NULL);
-}
-
 const char *hrtimer_next_name(void)
 {
-	uint64_t ns;
 	const char *name = NULL;
-	hrtimer_next_expiry_on(arch_this_cpu_id(), &ns, &name);
+	hrtimer_next_expiry_on(arch_this_cpu_id(), NULL, &name);
 	return name;
 }
 
 unsigned hrtimer_count_on(unsigned cpu)
 {
 	return READ_ONCE(time_hrtimer_base(cpu)->size);
-}
-
-unsigned hrtimer_count(void)
-{
-	return hrtimer_count_on(arch_this_cpu_id());
 }
 
 /* In heap order, which is not deadline order beyond the first. */
@@ -57,10 +45,6 @@ void hrtimer_for_each_on(unsigned cpu, void (*fn)(struct hrtimer *t, void *ctx),
 	spin_unlock_irqrestore(&b->lock, flags);
 }
 
-void hrtimer_for_each(void (*fn)(struct hrtimer *t, void *ctx), void *ctx)
-{
-	hrtimer_for_each_on(arch_this_cpu_id(), fn, ctx);
-}
 
 /* Every CPU's heap empty, each knowing its CPU (at boot, and in the host
  * tests between cases). */

@@ -61,6 +61,8 @@ static void heap_sift_up(struct hrtimer_base *b, enum heap_kind h, unsigned i)
 }
 
 /* Move the timer at i towards the leaves while a child's key is earlier. */
+/* Twin of heap_sift_up (above): the mirror walk; one loop with a direction
+ * would test it at every level of the hot path. */
 static void heap_sift_down(struct hrtimer_base *b, enum heap_kind h, unsigned i)
 {
 	struct hrtimer **slot = heap_slots(b, h);

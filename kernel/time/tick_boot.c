@@ -158,11 +158,4 @@ static int dyntick_option(const char *value)
 }
 BOOT_OPTION("dyntick", dyntick_option, "the 2005 patch's option: enable[,forceapic] or disable[,forceapic]");
 
-static int clockevent_option(const char *value)
-{
-	if (!value)
-		return -EINVAL;
-	clockevents_set_preferred(value);
-	return 0;
-}
-BOOT_OPTION("clockevent", clockevent_option, "tick device by name: pit, lapic, hpet, tsc-deadline");
+BOOT_VALUE("clockevent", clockevents_set_preferred, "tick device by name: pit, lapic, hpet, tsc-deadline");

@@ -35,35 +35,46 @@ void tick_changed(void)
 
 /* ------------------------------------------------------------ dyntick's rule */
 
-bool tick_others_busy(void)
+static bool tick_busy(const struct tick_cpu *tc)
+{
+	return READ_ONCE(tc->dev) && !READ_ONCE(tc->idle);
+}
+
+static bool tick_stopped(const struct tick_cpu *tc)
+{
+	return READ_ONCE(tc->stopped);
+}
+
+/* Whether any other CPU matches; with kick, wake each one that does. */
+static bool others(bool (*match)(const struct tick_cpu *tc), bool kick)
 {
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);     /* our own write first (tick_sched.c) */
 	unsigned me = arch_this_cpu_id();
+	bool any = false;
 	for (unsigned cpu = 0; cpu < arch_nr_cpus(); cpu++) {
-		const struct tick_cpu *tc = time_tick_of(cpu);
-		if (cpu != me && READ_ONCE(tc->dev) && !READ_ONCE(tc->idle))
+		if (cpu == me || !match(time_tick_of(cpu)))
+			continue;
+		if (!kick)
 			return true;
+		any = true;
+		arch_kick_cpu(cpu);
 	}
-	return false;
+	return any;
+}
+
+bool tick_others_busy(void)
+{
+	return others(tick_busy, false);
 }
 
 bool tick_others_stopped(void)
 {
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);     /* our own write first (tick_sched.c) */
-	unsigned me = arch_this_cpu_id();
-	for (unsigned cpu = 0; cpu < arch_nr_cpus(); cpu++)
-		if (cpu != me && READ_ONCE(time_tick_of(cpu)->stopped))
-			return true;
-	return false;
+	return others(tick_stopped, false);
 }
 
 void tick_wake_stopped_others(void)
 {
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);     /* our own write first (tick_sched.c) */
-	unsigned me = arch_this_cpu_id();
-	for (unsigned cpu = 0; cpu < arch_nr_cpus(); cpu++)
-		if (cpu != me && READ_ONCE(time_tick_of(cpu)->stopped))
-			arch_kick_cpu(cpu);
+	others(tick_stopped, true);
 }
 
 void tick_work_starts(void)

@@ -376,6 +376,7 @@ int timer_del(struct timer *t)
 	return was_pending;
 }
 
+/* Twin of hrtimer_callback_running (kernel/time/hrtimer.c): see there. */
 bool timer_callback_running(const struct timer *t)
 {
 	if (READ_ONCE(t->base) == NULL)
@@ -389,11 +390,10 @@ bool timer_callback_running(const struct timer *t)
 
 int timer_del_sync(struct timer *t)
 {
-	int ret = 0;
 	for (;;) {
 		int r = timer_try_to_del(t);
 		if (r >= 0)
-			return ret | r;
+			return r;
 		/* Running on this CPU: its own callback (or an interrupt
 		 * inside it), which waiting cannot outlast. */
 		if (READ_ONCE(t->base)->cpu == arch_this_cpu_id())

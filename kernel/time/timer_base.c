@@ -153,11 +153,6 @@ unsigned timer_count_on(unsigned cpu)
 	return READ_ONCE(time_timer_base(cpu)->count);
 }
 
-unsigned timer_count(void)
-{
-	return timer_count_on(arch_this_cpu_id());
-}
-
 /* fn runs with interrupts off and must not arm or delete timers. */
 void timer_for_each_on(unsigned cpu, void (*fn)(struct timer *t, void *ctx), void *ctx)
 {
@@ -171,10 +166,6 @@ void timer_for_each_on(unsigned cpu, void (*fn)(struct timer *t, void *ctx), voi
 	spin_unlock_irqrestore(&w->lock, flags);
 }
 
-void timer_for_each(void (*fn)(struct timer *t, void *ctx), void *ctx)
-{
-	timer_for_each_on(arch_this_cpu_id(), fn, ctx);
-}
 
 uint32_t timer_wheel_base(void)
 {

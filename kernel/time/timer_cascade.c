@@ -115,6 +115,7 @@ static void cascade_collect(struct timer_base *w, uint32_t j)
 	   LAB wheel: END */
 }
 
+/* Shaped like timer_level_ops (timer_level.c): one struct, each wheel its own values. */
 const struct wheel_ops timer_cascade_ops = {
 	.kind = TIMER_WHEEL_CASCADE,
 	.name = "cascade",

@@ -173,24 +173,17 @@ bool timer_next_expiry_on(unsigned cpu, uint32_t *expires, const char **name)
 	unsigned long flags = spin_lock_irqsave(&w->lock);
 	uint32_t when;
 	struct timer *t = wheel_earliest(w, &when);
-	if (t) {
+	if (t && expires)
 		*expires = when;
-		if (name)
-			*name = t->name;
-	}
+	if (t && name)
+		*name = t->name;
 	spin_unlock_irqrestore(&w->lock, flags);
 	return t != NULL;
 }
 
-bool timer_next_expiry(uint32_t *expires)
-{
-	return timer_next_expiry_on(arch_this_cpu_id(), expires, NULL);
-}
-
 const char *timer_next_name(void)
 {
-	uint32_t expires;
 	const char *name = NULL;
-	timer_next_expiry_on(arch_this_cpu_id(), &expires, &name);
+	timer_next_expiry_on(arch_this_cpu_id(), NULL, &name);
 	return name;
 }

@@ -158,6 +158,7 @@ static void level_forward(struct timer_base *w)
 	w->base = now;
 }
 
+/* Shaped like timer_cascade_ops (timer_cascade.c): one struct, each wheel its own values. */
 const struct wheel_ops timer_level_ops = {
 	.kind = TIMER_WHEEL_LEVEL,
 	.name = "level",

@@ -45,6 +45,18 @@ static int selftest_option(const char *v)
 }
 BOOT_OPTION("selftest", selftest_option, "run the self-test");
 
+/* The kernel's own flags (floor, selftest) are declared this way. */
+static bool quiet_flag;
+BOOT_FLAG("quiet", quiet_flag, "a flag declared with BOOT_FLAG");
+
+/* And their named choices (clocksource=, clockevent=) this way. */
+static char chosen[16];
+static void choose(const char *name)
+{
+	snprintf(chosen, sizeof(chosen), "%s", name);
+}
+BOOT_VALUE("choose", choose, "a value declared with BOOT_VALUE");
+
 static struct cmdline cl;
 
 static int setup(void **state)
@@ -53,6 +65,8 @@ static int setup(void **state)
 	printed[0] = '\0';
 	hz_value = -1;
 	selftest_seen = 0;
+	quiet_flag = false;
+	chosen[0] = '\0';
 	return 0;
 }
 
@@ -88,6 +102,29 @@ static void test_quotes_keep_spaces(void **state)
 	assert_string_equal(cl.args[0].value, "open to the end  ");
 	assert_non_null(strstr(printed, "never closed"));
 	assert_int_equal(cl.warnings, 2);       /* the quote, and x is unknown */
+}
+
+static void test_boot_flag_sets_its_bool_and_takes_no_value(void **state)
+{
+	(void)state;
+	cmdline_parse(&cl, "quiet=1");
+	assert_false(quiet_flag);
+	assert_int_equal(cl.args[0].status, CMDLINE_BAD_VALUE);
+	assert_int_equal(cl.warnings, 1);
+	cmdline_parse(&cl, "quiet");
+	assert_true(quiet_flag);
+	assert_int_equal(cl.args[0].status, CMDLINE_OK);
+}
+
+static void test_boot_value_hands_its_value_on_and_needs_one(void **state)
+{
+	(void)state;
+	cmdline_parse(&cl, "choose");
+	assert_string_equal(chosen, "");
+	assert_int_equal(cl.args[0].status, CMDLINE_BAD_VALUE);
+	cmdline_parse(&cl, "choose=hpet");
+	assert_string_equal(chosen, "hpet");
+	assert_int_equal(cl.args[0].status, CMDLINE_OK);
 }
 
 static void test_no_image(void **state)
@@ -184,8 +221,10 @@ static void test_registry(void **state)
 	(void)state;
 	assert_non_null(cmdline_find_option("hz"));
 	assert_non_null(cmdline_find_option("selftest"));
+	assert_non_null(cmdline_find_option("quiet"));
+	assert_non_null(cmdline_find_option("choose"));
 	assert_null(cmdline_find_option("nope"));
-	assert_int_equal(cmdline_options_end() - cmdline_options_begin(), 2);
+	assert_int_equal(cmdline_options_end() - cmdline_options_begin(), 4);
 }
 
 int main(void)
@@ -193,6 +232,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_image_and_options, setup),
 		cmocka_unit_test_setup(test_no_image, setup),
+		cmocka_unit_test_setup(test_boot_value_hands_its_value_on_and_needs_one, setup),
+		cmocka_unit_test_setup(test_boot_flag_sets_its_bool_and_takes_no_value, setup),
 		cmocka_unit_test_setup(test_quotes_keep_spaces, setup),
 		cmocka_unit_test_setup(test_unknown_and_malformed, setup),
 		cmocka_unit_test_setup(test_unprintable_bytes, setup),

@@ -1038,12 +1038,12 @@ static void test_count_and_for_each(void **state)
 	for (unsigned i = 0; i < 40; i++)
 		model_arm(&T[i], 1 + i * 997);
 	unsigned visited = 0;
-	timer_for_each(count_visit, &visited);
+	timer_for_each_on(arch_this_cpu_id(), count_visit, &visited);
 	assert_int_equal(visited, 40);
 	assert_int_equal(timer_count(), 40);
 	model_del(&T[3]);
 	visited = 0;
-	timer_for_each(count_visit, &visited);
+	timer_for_each_on(arch_this_cpu_id(), count_visit, &visited);
 	assert_int_equal(visited, 39);
 	assert_int_equal(timer_count(), 39);
 }
