@@ -36,5 +36,8 @@ extern const unsigned shell_command_count;
 /* Run one line as if typed: split it into words and call its command. */
 void shell_execute(char *line);
 __noreturn void shell_run(void);
+/* run=: its commands, then power off; returns at once without run=
+ * (kernel/shell/run.c). */
+void shell_run_boot_commands(void);
 
 #endif

@@ -4,10 +4,8 @@
  * through the line editor (kernel/shell/lineedit.c).  While waiting for a key
  * the CPU idles in wait_event(), so an idle shell costs no CPU time.
  *
- * The boot option run= gives commands to run at the first prompt, before
- * any input, and powers off after the last: a measurement that starts at an instant the guest alone
- * defines, which is what makes two runs under QEMU's -icount print the
- * same to the last digit (typed input arrives whenever the host sends it).
+ * The boot option run= (kernel/shell/run.c) runs its commands at the first
+ * prompt, before any input, then powers off.
  */
 #include "shell/shell.h"
 #include "shell/args.h"
@@ -16,56 +14,9 @@
 #include "kprintf.h"
 #include "kstring.h"
 #include "shell/lineedit.h"
-#include "cmdline.h"
 #include "errno.h"
-#include "power.h"
 
 static struct lineedit editor;
-
-/* run="CMD; CMD...": commands for the first prompt, then power off, so a
- * script gets one serial log per boot and QEMU exits by itself.  The boot
- * command line keeps spaces inside quotes (kernel/lib/cmdline.c); without
- * quotes, ',' stands for a space: run=latency,2000,1000;idle,10 */
-#define RUN_SEPARATOR   ';'
-#define RUN_SPACE       ','
-static char autorun[CMDLINE_MAX];
-
-static int run_option(const char *value)
-{
-	if (!value || strlen(value) >= sizeof(autorun))
-		return -EINVAL;
-	size_t i = 0;
-	for (; value[i]; i++)
-		autorun[i] = value[i] == RUN_SPACE ? ' ' : value[i];
-	autorun[i] = '\0';
-	return 0;
-}
-BOOT_OPTION("run", run_option, "commands to run at boot, then power off: run=\"idle 5; wakeups\"");
-
-/* Each command of run=, shown after a prompt as if typed; then power off. */
-static void run_boot_commands(void)
-{
-	static char line[LINEEDIT_MAX + 1];
-	if (!autorun[0])
-		return;
-	for (char *cmd = autorun; *cmd;) {
-		while (*cmd == ' ')
-			cmd++;
-		char *end = strchr(cmd, RUN_SEPARATOR);
-		size_t n = end ? (size_t)(end - cmd) : strlen(cmd);
-		if (n > LINEEDIT_MAX) {
-			kprintf("error: run=: a command longer than %u characters, skipped\n", LINEEDIT_MAX);
-		} else if (n > 0) {
-			memcpy(line, cmd, n);
-			line[n] = '\0';
-			kprintf("%s%s\n", SHELL_PROMPT, line);
-			shell_execute(line);
-		}
-		cmd += n + (end ? 1 : 0);
-	}
-	kprintf("run: done, powering off\n");
-	machine_poweroff();
-}
 
 static void echo(const char *s, size_t n, void *ctx)
 {
@@ -110,7 +61,7 @@ __noreturn void shell_run(void)
 {
 	static char line[LINEEDIT_MAX + 1];
 	lineedit_init(&editor, echo, NULL);
-	run_boot_commands();
+	shell_run_boot_commands();
 	for (;;) {
 		console_puts(SHELL_PROMPT);
 		enum lineedit_result r = LE_NONE;

@@ -135,6 +135,24 @@ def test_run_boot_option_runs_each_command_then_powers_off(boot):
     assert re.findall(r"^lull> (.*)$", log, re.M) == ["alarm zero", "hz"]
 
 
+def test_run_deadline_in_guest_time_names_the_command_it_cut(run):
+    """deadline=S: a run= boot still busy S s of guest time after boot says
+    which command was running and powers off; one that finishes in time is
+    not touched, and a malformed deadline is refused with a warning."""
+    r = run(["uptime", "sleep 4000", "uptime"], append="deadline=2")
+    assert re.search(r"run: deadline of 2 s \(guest time\) passed while running 'sleep 4000'; "
+                     r"powering off", r.log), r.tail()
+    assert "run: done" not in r.log and len(re.findall(r"^up ", r.log, re.M)) == 1, r.tail()
+    r = run(["sleep 1000", "uptime"], append="deadline=2")
+    assert "run: done, powering off" in r.log and "deadline" not in r.log.split("lull> sleep")[1]
+    for bad, words in (("0", "bad value '0'"), ("x", "bad value 'x'"), ("3601", "bad value '3601'"),
+                       ("", "needs a value")):
+        r = run(["hz"], append=f"deadline={bad}" if bad else "deadline")
+        line = re.search(r"^cmdline: .*option 'deadline'.*$", r.log, re.M)
+        assert line and words in line.group(0), r.tail()
+        assert "run: done" in r.log
+
+
 def test_run_boot_option_with_an_open_quote_or_nothing(boot):
     vm = boot('run="hz; version', wait_prompt=False)
     vm.wait_exit(timeout=30)
