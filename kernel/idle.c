@@ -19,13 +19,13 @@
  * instructions into its virtual clock only after the slice ends, while the
  * `hlt` that ends it has already marked the CPU halted.  If QEMU's main
  * loop looks in that window (it can even on one host CPU, when the host
- * preempts the vCPU thread there: seen once in CI with a Linux build
+ * preempts the vCPU thread there, as it did in CI with a Linux build
  * beside the tests), it finds every CPU idle, reads the clock without
  * those instructions and warps it to the next deadline plus them: this
- * wakeup comes late by every instruction since the last clock read (1250,
- * 20 us, in that run; docs/robustness.md, "QEMU's icount race").  An RDTSC
- * is such a clock read (QEMU counts the slice up to it), so reading it
- * right before `sti; hlt` leaves two instructions, 32 ns, for the race to
+ * wakeup comes late by every instruction since the last clock read
+ * (docs/robustness.md, "QEMU's icount race").  An RDTSC is such a clock
+ * read (QEMU counts the slice up to it), so reading it right before
+ * `sti; hlt` leaves two instructions, 32 ns at shift=4, for the race to
  * add.  On hardware it costs a few dozen cycles per idle entry, and a CPU
  * without a TSC just halts. */
 static inline void halt_until_interrupt(void)
@@ -48,9 +48,8 @@ void cpu_idle(void)
 	 * once, judge the event stale (clockevents_handle_event) and count a
 	 * wakeup of ~0 ms.  So let anything pending in first; if something
 	 * came, it restarted the tick: do not halt, go round again.  Seen
-	 * under -icount as one stray "irq 0xf0 (lapic-timer)" wakeup when the
-	 * command before `idle` ended a few hundred instructions before a
-	 * jiffy. */
+	 * under -icount as a stray "irq 0xf0 (lapic-timer)" wakeup when the
+	 * command before `idle` ended just before a jiffy. */
 	irq_window();
 	if (tick_idle_abandon()) {
 		sti();

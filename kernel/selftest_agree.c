@@ -39,12 +39,14 @@
 #define RTC_EDGE_SHARP_NS    (20 * NSEC_PER_USEC)
 #define RTC_EDGE_TRIES       3
 #define RTC_EDGE_TIMEOUT_NS  (3 * NSEC_PER_SEC)  /* a second, plus the wait for the first */
-/* Measured under QEMU TCG on the six machine shapes, on a busy 2-core
- * host: counter pairs within 140 ppm, counters against PIT channel 2
- * within 150 ppm and against the RTC within 70 ppm (the TSC calibrated
- * against the PIT on isapc), with ends bracketed within 10 us.  0.2% is
- * ten times that, and a rate 0.5% wrong (a wrong crystal constant: tried
- * with PIT_INPUT_HZ) fails. */
+/* Measured with the `selftest` boot option (its "#" lines give each
+ * difference in ppm and each bracket's width) under QEMU TCG on the six
+ * machine shapes of tests/system/test_selftest.py, on a busy 2-core host:
+ * counter pairs within 140 ppm, counters against PIT channel 2 within
+ * 150 ppm and against the RTC within 70 ppm (the TSC calibrated against
+ * the PIT on isapc), with ends bracketed within 10 us.  0.2% is ten times
+ * that, and a rate 0.5% wrong (a wrong crystal constant: tried with
+ * PIT_INPUT_HZ) fails. */
 #define AGREE_TOLERANCE_PPM  2000
 #define ROOT_HOPS_MAX        8                   /* rate_ref chains are 2 long */
 
@@ -122,9 +124,10 @@ static bool agreement_line(struct clocksource *cs, const char *ref, const char *
 }
 
 /* Within the tolerance, plus the slack the measurement itself shows, plus
- * what the counter's own calibration claims (its spread: against PIT
- * channel 2 waits on a busy host up to 1%, far above 0.2%; seen failing
- * once in CI on isapc-pentium). */
+ * what the counter's own calibration claims (its spread, which the "#"
+ * lines print: against PIT channel 2's waits on a busy host it can exceed
+ * the 0.2% itself, and a check that left it out failed in CI on
+ * isapc-pentium). */
 static void judge(struct clocksource *cs, const char *what, int64_t d, int64_t slack_ppm)
 {
 	slack_ppm += cs->rate_spread_ppm;

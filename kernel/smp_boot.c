@@ -50,14 +50,15 @@
  * under -icount) switches from a spinning vCPU only when its kick timer
  * fires, every 100 ms of virtual time (TCG_KICK_PERIOD), so the boot CPU's
  * own polling can keep an AP from running for that long; with a 100 ms
- * wait, APs 1 and 2 of 4 "did not start" (seen).  One second covers ten
+ * wait, some APs of a 4-CPU boot "did not start".  One second covers ten
  * kicks, and costs nothing when the AP answers at once.  Workaround for
  * the wait itself: PAUSE (cpu_relax) after each start-up IPI and between
  * the waits' steps.  QEMU's TCG ends a vCPU's turn at a PAUSE (its pause
  * helper leaves the CPU loop), so the round robin moves on to the AP at
- * once: under -icount a 2-CPU boot went from 272 to 73 ms (4 CPUs: 785
- * to 318 ms; 48 ms per AP remain, not yet understood).  On hardware
- * PAUSE is the spin-wait hint it is everywhere else. */
+ * once: under -icount that cut most of the time a 2-CPU boot took (`make
+ * bench`, row "boot-pc-2cpu", measures it as it is now; part of each
+ * AP's start is still slow, not yet understood).  On hardware PAUSE is
+ * the spin-wait hint it is everywhere else. */
 #define AP_START_WAIT_US    1000000
 #define AP_START_STEP_US    1000
 

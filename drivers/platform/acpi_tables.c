@@ -77,9 +77,10 @@ static uint32_t rsdp_scan(uint32_t start, uint32_t end)
 		return 0;
 	for (uint32_t off = 0; off + RSDP_V1_LEN <= end - start; off += RSDP_ALIGN) {
 		const uint8_t *p = area + off;
-		/* The first byte alone rejects nearly every spot at once: the
-		 * 8,000 spots of the BIOS area took 5 ms of the boot with a
-		 * call to memcmp for each. */
+		/* The first byte alone rejects nearly every spot at once: with
+		 * a call to memcmp for each of the BIOS area's spots (up to
+		 * 8,192: 128 KiB in 16-byte steps) the search was a noticeable
+		 * share of the boot. */
 		if (p[0] != RSDP_SIGNATURE[0] || memcmp(p, RSDP_SIGNATURE, sizeof(RSDP_SIGNATURE) - 1) != 0 ||
 		    acpi_sum(p, RSDP_V1_LEN) != 0)
 			continue;

@@ -139,8 +139,8 @@ int lapic_init(void)
 #define ICR_SEND_PENDING        (1u << 12)  /* delivery status: not yet taken */
 #define ICR_LEVEL_ASSERT        (1u << 14)
 #define ICR_DEST_SHIFT          24          /* physical destination: an APIC ID */
-/* The APIC takes an IPI within a few bus cycles; 100,000 reads (over 10 ms
- * even under emulation) only run out on a broken one. */
+/* The APIC takes an IPI within a few bus cycles; 100,000 reads (10 ms
+ * even at 100 ns a read) only run out on a broken one. */
 #define ICR_SEND_POLLS          100000
 
 unsigned lapic_id(void)

@@ -63,10 +63,12 @@ bool uart_present(void) { return present; }
 
 /* QUIRK: a paste is lost while lull prints.
  * Symptom: pasted lines arrive with bytes missing ("upteep 9") and Bochs
- * logs "com1: receive FIFO overflow", 429 times for one 1900-byte paste.
+ * logs "com1: receive FIFO overflow" over and over for one long paste
+ * (docs/robustness.md, "Quirks found", has the count).
  * Hardware: any 16550 at 115200 baud, and Bochs 2.7, which sends and
- * receives at the line's rate (87 us a byte); QEMU hides it, as its UART
- * sends at once and hands over input only while the FIFO has room.
+ * receives at the line's rate (10 bits a byte: 87 us); QEMU hides it, as
+ * its UART sends at once and hands over input only while the FIFO has
+ * room.
  * kvprintf() holds interrupts off for a whole message, and each byte waits
  * here for the transmitter: a 30-byte line is 2.6 ms without the receive
  * interrupt, and 16 bytes of FIFO last 1.4 ms.  Workaround: while waiting

@@ -40,8 +40,8 @@ static void move_cursor(void)
 
 /* Rows 1-24 up to 0-23 as 960 doublewords in one string move, the last
  * row blanked in one string store: a loop of 1920 cell copies made every
- * line printed on a full screen cost 170 us under -icount (10,000
- * instructions), and the boot prints a dozen of them after the 25th line. */
+ * line printed on a full screen cost thousands of instructions, and the
+ * boot prints more lines than the screen holds. */
 static void scroll(void)
 {
 	uint32_t n = (VGA_ROWS - 1) * VGA_COLS * sizeof(uint16_t) / sizeof(uint32_t);

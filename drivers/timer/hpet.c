@@ -54,8 +54,9 @@ enum {                                  /* register offsets (2.3) */
 /* Smallest one-shot delta: a comparator write and a counter read take 1-2
  * us on real chipsets (uncached MMIO, ~0.5-1 us each), so a shorter delta
  * is usually gone before we can check it and only costs an -ETIME retry.
- * Under QEMU (TCG) the write itself can take tens of us on the host, and
- * the core's retries with doubled deltas absorb that. */
+ * Under QEMU (TCG) the write itself can take far longer, when the host
+ * delays the emulator, and the core's retries with doubled deltas absorb
+ * that. */
 #define HPET_MIN_DELTA_NS       2000
 /* Time that must be left after writing the comparator (see the QUIRK at
  * hpet_set_next_event): covers a write delayed by a few HPET clocks. */

@@ -71,9 +71,10 @@ enum {
 
 #define PIT_MAX_DELTA       PIT_COUNT_MAX   /* largest: 65535 ticks = 54.9 ms */
 
-/* Every polling loop gives up after this many port reads.  A port read
- * takes 0.1 us (QEMU) to 1 us (ISA), so 2^24 reads outlast the longest wait
- * we ask for (50 ms) by far, yet end within seconds on a dead chip. */
+/* Every polling loop gives up after this many port reads.  2^24 reads
+ * outlast the longest wait we ask for (50 ms) unless a read took under
+ * 3 ns, which no port read does, emulated or not; at an ISA bus's ~1 us a
+ * read they end after 17 s on a dead chip. */
 #define PIT_MAX_POLLS       (1u << 24)
 #define PIT_RUN_PROBE_READS 100
 
@@ -108,11 +109,12 @@ static bool ch0_out_is_high(void)
 
 /* QUIRK: a masked PIT keeps the host busy.
  * Symptom: an idle guest with IRQ0 masked at the PIC still costs the host
- * CPU (lull on -machine pc: 120 ms per 40 s idle with the firmware's tick
- * left running, under 10 ms once stopped).  Emulator: QEMU's i8254 keeps a
- * host timer armed for every transition of channel 0's OUT; masking IRQ0
- * does not stop it, and a control word alone does not reschedule it ("XXX:
- * update irq timer ?").  Workaround: load a count in mode 0.  Loading
+ * CPU: lull on -machine pc, with the firmware's tick left running, cost
+ * many times what it costs once the tick is stopped (that cost is `make
+ * bench`'s row "floor").  Emulator: QEMU's i8254 keeps a host timer armed
+ * for every transition of channel 0's OUT; masking IRQ0 does not stop it,
+ * and a control word alone does not reschedule it ("XXX: update irq
+ * timer ?").  Workaround: load a count in mode 0.  Loading
  * re-evaluates the timer (pit_load_count), and mode 0 has one transition,
  * OUT rising when the count runs out; then pit_get_next_transition_time()
  * returns -1 and the timer is deleted.  Real 8254s just leave OUT high.
@@ -167,8 +169,8 @@ static void pit_cs_freeze(void)
 /* Rating 110: coarse, slow to read (four port accesses), and built on the
  * PIT's own interrupts, so it loses time across skipped or missed ticks:
  * not CONTINUOUS.  (Under QEMU TCG a host that delays QEMU by more than a
- * period makes the PIT fire back to back and the 8259 merge the edges: we
- * saw 1-2 ticks in 1000 lost.)  Only an isapc 486, with nothing else, uses it. */
+ * period makes the PIT fire back to back and the 8259 merge the edges: a
+ * tick is lost now and then.)  Only an isapc 486, with nothing else, uses it. */
 static struct clocksource pit_clocksource = {
 	.name = "pit",
 	.rating = 110,

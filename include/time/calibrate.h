@@ -80,8 +80,8 @@ int calibrate_counter(uint64_t (*read)(void), uint64_t mask,
 /* Several counters measured in the same windows
  * (kernel/time/calibrate_shared.c).  A boot measures the
  * PM timer's rate, the TSC and the local APIC timer: one after another
- * that is three sets of five windows (18 ms under QEMU's icount), together
- * one set (6 ms), each counter as accurate as alone, because each is
+ * that is three sets of five windows of at least 1 ms, together one set,
+ * a third of the time, each counter as accurate as alone, because each is
  * sampled against its own reference at each end of every window (the
  * reference read between two reads of the counter, as calibrate_counter
  * does).

@@ -81,8 +81,9 @@ struct timer_base {
 	struct timer *bucket[WHEEL_BUCKETS];
 	/* Each bucket's earliest timer, or NULL when not known (recomputed on
 	 * the next query).  Keeps timer_next_expiry() from walking long
-	 * buckets again and again: bench/timer_bench.c measured 3.6 us per
-	 * query with 100,000 timers pending before this cache, and flat after. */
+	 * buckets again and again: without it a query cost more the more
+	 * timers were pending; with it, `make bench-timers` (rows "next
+	 * expiry, N pending") shows the cost flat from 10 to 100,000. */
 	struct timer *bucket_min[WHEEL_BUCKETS];
 	uint32_t occupied[WHEEL_BUCKETS / BITS_PER_WORD];   /* bit set: bucket non-empty */
 	struct timer *running;                  /* due timers being run now */

@@ -8,10 +8,10 @@
  * RAM is mapped with 4 MiB pages where the CPU has PSE (SDM 4.3, a
  * directory entry with PS set maps 4 MiB itself; CPUID.1:EDX[3], the
  * Pentium on): one entry per 4 MiB instead of a table of 1024.  Filling
- * 32 tables for 128 MiB was 2.7 ms of the boot under QEMU's icount, 10% of
- * it.  The first 4 MiB keep a table (the null page is unmapped from it),
- * and so does RAM's last part if it does not fill 4 MiB.  A 486 has no
- * PSE and gets tables throughout.
+ * 32 tables for 128 MiB was a noticeable share of the boot.  The first
+ * 4 MiB keep a table (the null page is unmapped from it), and so does
+ * RAM's last part if it does not fill 4 MiB.  A 486 has no PSE and gets
+ * tables throughout.
  */
 #include "arch/paging.h"
 #include "kprintf.h"
@@ -63,7 +63,8 @@ static uint32_t *table_for(uint32_t addr)
 
 /* One page table at a time: its entries are filled in a tight loop, and
  * the directory is looked at once per 4 MiB, not once per page (mapping
- * 128 MiB page by page was 20 ms of the boot under -icount). */
+ * 128 MiB page by page, a lookup for each of its 32,768 pages, was a
+ * large share of the boot). */
 static bool map_range(uint32_t phys, uint32_t len, uint32_t flags)
 {
 	uint64_t a = phys & PTE_ADDR_MASK;

@@ -46,18 +46,20 @@ _Static_assert(STRESS_HRTIMERS + 16 <= HRTIMER_MAX, "room on one CPU for every s
  * interrupt after it is due: in periodic mode up to a tick later (4 ms at
  * HZ=250), and a dyntick CPU woken by the boot CPU a tick after that.  The
  * host adds its own: it stops a virtual CPU for as long as it likes (a
- * time slice under load, 100 ms when a CPU quota throttles it), and the
- * timer waits that out, which says nothing about lull.  Each CPU's arming
- * loop measures those stops as the longest gap between two of its clock
- * reads (`stall`).  And it delays the interrupts themselves while the
- * virtual CPU runs on: QEMU raises a LAPIC timer's interrupt from its own
- * thread, which a busy host runs late (a callback 255 ms beyond a 73 ms
- * stall, with a load of 5 on two host cores), and no clock read in the
- * guest can see that.  What lull controls is judged tightly by the look at
- * each CPU's own device (STRESS_UNARMED_BOUND_US, below); this bound only
- * catches a timer lost outright: a callback later than the longest stall
- * plus a second fails, and a timer that never runs is still pending at
- * the end. */
+ * time slice under load; a quota's whole period when a CPU quota
+ * throttles it, 100 ms by default: Linux's
+ * Documentation/scheduler/sched-bwc.rst), and the timer waits that out,
+ * which says nothing about lull.  Each CPU's arming loop measures those
+ * stops as the longest gap between two of its clock reads (`stall`).  And
+ * it delays the interrupts themselves while the virtual CPU runs on: QEMU
+ * raises a LAPIC timer's interrupt from its own thread, which a busy host
+ * runs late (this command's second line prints both figures: with a load
+ * of 5 on two host cores, a callback ran 255 ms beyond a longest stall of
+ * 73 ms), and no clock read in the guest can see that.  What lull
+ * controls is judged tightly by the look at each CPU's own device
+ * (STRESS_UNARMED_BOUND_US, below); this bound only catches a timer lost
+ * outright: a callback later than the longest stall plus a second fails,
+ * and a timer that never runs is still pending at the end. */
 #define STRESS_LATE_BOUND_MS 1000
 /* The tight judgement is of what lull controls, not of when the emulator
  * delivers an interrupt: in tickless mode a CPU's device must be armed for

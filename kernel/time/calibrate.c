@@ -22,12 +22,14 @@
  * and the median kept here (calibrate_internal.h).
  *
  * The window.  Each end of a window is uncertain by about one read of the
- * reference (~1 us for a port or MMIO read on real hardware, a few us under
+ * reference (~1 us for a port or MMIO read on real hardware, more under
  * QEMU TCG) plus one of its ticks (0.28 us for the PM timer, 0.84 us for
  * the PIT).  calibrate_sample() brackets each read of the reference
  * between two reads of the counter and keeps the narrowest of a few tries,
- * which leaves about 0.1 us.  So a 1 ms window is good to ~100 ppm, a PC
- * crystal's own tolerance, and costs 1 ms of boot, not 50.  When the runs
+ * so an end is known to a fraction of one read.  A 1 ms window whose ends
+ * are good to 0.1 us is good to 100 ppm, a PC crystal's own tolerance,
+ * and costs 1 ms of boot, not 50; the boot's `tsc:` line prints the
+ * spread of the runs, how well they really agreed.  When the runs
  * disagree by more than the caller needs (a loaded host, an SMI), the
  * window grows fivefold, to 5, 25 and then 50 ms, and the runs start over.
  * A stopwatch has no read to bracket (see run_against_stopwatch), so
@@ -141,10 +143,10 @@ static int run_against_clocksource(struct clocksource *ref, counter_read_fn read
 /* One window on a stopwatch.  Every wait costs a little more than the
  * time asked for: on PIT channel 2, programming the channel first (five
  * port accesses, ~5 us on an ISA bus), and noticing OUT2 rise at the end
- * (one port read on hardware, 3-16 us under QEMU TCG, where a port read
- * can wait for the emulator's lock).  That cost is the same for a long and
- * a short wait, so we time one of each and take the difference: on the
- * PIT, 45 ms of its time alone. */
+ * (one port read on hardware, longer and varying under QEMU TCG, where a
+ * port read can wait for the emulator's lock).  That cost is the same for
+ * a long and a short wait, so we time one of each and take the
+ * difference: on the PIT, 45 ms of its time alone. */
 static int run_against_stopwatch(const struct calibration_stopwatch *sw,
                                  counter_read_fn read, uint64_t mask,
                                  uint64_t *counts, uint64_t *ns)

@@ -335,11 +335,12 @@ int clockevents_program_event(struct clock_event_device *dev,
 	 * moment it is written, and a caller delayed between its clock read
 	 * and this write (a lock it waited for, as program_busy_oneshot waits
 	 * for the hrtimer heap's; a virtual CPU the host stopped) would arm it
-	 * late by that delay.  `stress` on four CPUs under icount saw 2.4 ms
-	 * between the two, and an hrtimer run 2 ms late while its CPU ran
-	 * (Linux reads ktime_get() inside clockevents_program_event for the
-	 * same reason).  now_ns stays a floor: the host tests give the time
-	 * that way, with no clock behind ktime_get_ns. */
+	 * late by that delay.  `stress` on four CPUs under icount saw
+	 * milliseconds between the two, and an hrtimer run that late while
+	 * its CPU ran (docs/smp.md; Linux reads ktime_get() inside
+	 * clockevents_program_event for the same reason).  now_ns stays a
+	 * floor: the host tests give the time that way, with no clock behind
+	 * ktime_get_ns. */
 	uint64_t clock = ktime_get_ns(), now = clock < now_ns ? now_ns : clock;
 	/* A deadline already past fires as soon as the device can. */
 	uint64_t delta_ns = expires_ns > now ? expires_ns - now : 0;
@@ -363,19 +364,20 @@ int clockevents_program_event(struct clock_event_device *dev,
 
 /* QUIRK: an interrupt from before the device was armed.
  * Symptom: a one-shot event "fires" at once, milliseconds before its
- * deadline (the self-test saw the PIT and HPET fire 0.4 ms into a 10 ms
- * one-shot).  Hardware: the 8259A PIC latches an edge in its Interrupt
- * Request Register even while the line is masked; the PIT's channel 0 (left
- * in mode 0 after the firmware's tick was stopped) or an HPET comparator
- * raised IRQ0 long ago, and the latched request is delivered the moment the
- * next user unmasks the line.  Workaround: a one-shot event that arrives
- * in the first half of the delay it was programmed for is counted as stale
- * and not passed on; the real one follows.  (Half, not "a little early": a
- * device calibrated a few ppm off fires microseconds early on a long delay,
- * and that event is real; and the deadline is armed again, in case the
- * verdict was wrong.)  Reference: Intel 8259A datasheet,
- * "Interrupt Request Register" and edge-triggered mode; Linux handles the
- * same symptom in clockevents by re-checking the expiry in its handlers. */
+ * deadline (the self-test saw the PIT and HPET fire a 10 ms one-shot
+ * almost as soon as it was armed).  Hardware: the 8259A PIC latches an
+ * edge in its Interrupt Request Register even while the line is masked;
+ * the PIT's channel 0 (left in mode 0 after the firmware's tick was
+ * stopped) or an HPET comparator raised IRQ0 long ago, and the latched
+ * request is delivered the moment the next user unmasks the line.
+ * Workaround: a one-shot event that arrives in the first half of the
+ * delay it was programmed for is counted as stale and not passed on; the
+ * real one follows.  (Half, not "a little early": a device calibrated a
+ * few ppm off fires microseconds early on a long delay, and that event is
+ * real; and the deadline is armed again, in case the verdict was wrong.)
+ * Reference: Intel 8259A datasheet, "Interrupt Request Register" and
+ * edge-triggered mode; Linux handles the same symptom in clockevents by
+ * re-checking the expiry in its handlers. */
 void clockevents_handle_event(struct clock_event_device *dev)
 {
 	struct clocksource *cs = clocksource_current();

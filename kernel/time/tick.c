@@ -236,11 +236,12 @@ static void tick_kick_remote(unsigned cpu)
  * kick above.  Awake in tickless mode: its device holds the program its
  * last interrupt left (the next jiffy, or an hrtimer before it), which
  * the new deadline may precede, and an awake CPU looks at its heap only at
- * its next interrupt: up to a jiffy late (0.7-2.8 ms under icount with
- * CPU 1 busy before this kick: test_hrtimer_for_a_busy_tickless_cpu_runs_on_time).  So flag it and kick it anyway; the kick's irq exit
- * programs the device again (tick_irq_exit).  This is Linux's choice for
- * a remote hrtimer that becomes the first, an IPI, rather than not
- * queueing it there: the caller asked for that CPU.  Periodic and dyntick
+ * its next interrupt: up to a jiffy late, as it was with CPU 1 busy
+ * before this kick (test_hrtimer_for_a_busy_tickless_cpu_runs_on_time).
+ * So flag it and kick it anyway; the kick's irq exit programs the device
+ * again (tick_irq_exit).  This is Linux's choice for a remote hrtimer
+ * that becomes the first, an IPI, rather than not queueing it there: the
+ * caller asked for that CPU.  Periodic and dyntick
  * run hrtimers at tick resolution, so an awake CPU there needs nothing,
  * nor does a wheel timer (a jiffy's resolution) on any awake CPU. */
 static void tick_kick_remote_hr(unsigned cpu)

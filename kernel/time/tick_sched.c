@@ -237,8 +237,8 @@ static void stop_tick(struct tick_cpu *tc, uint64_t now, const struct sleep_plan
 	/* The device counts from now, not from the `now` this decision began
 	 * with: the decision itself takes time (finding the next timer, the
 	 * limits), and a delta measured from its start would make every skip
-	 * end that much past its deadline (under -icount, 27 us of lateness
-	 * in every hrtimer that ended a skip). */
+	 * end that much past its deadline (as every hrtimer that ended a skip
+	 * once was, under -icount: test_a_skip_ends_on_its_deadline). */
 	tick_program_oneshot(tc, p->next, ktime_get_ns());
 	WRITE_ONCE(tc->stopped, true);
 	/* A CPU with its tick stopped cannot keep jiffies: give them up; the
@@ -272,8 +272,8 @@ static uint64_t stop_tick_if_worth_it(struct tick_cpu *tc, uint64_t now)
 		 * It can be: an hrtimer armed for this CPU from another, after
 		 * that program and before this CPU marked itself idle, comes
 		 * with no kick (the arming CPU saw it awake).  Left to the
-		 * program, it ran up to a jiffy late: 1-2 ms past its window
-		 * in `timerload 10 1 3 1 cpu=1` on two CPUs. */
+		 * program, it ran up to a jiffy late, past its window's hard
+		 * end (found with `timerload 10 1 3 1 cpu=1` on two CPUs). */
 		if (tc->programmed_ns == 0 || p.next < tc->programmed_ns)
 			tick_program_oneshot(tc, p.next, ktime_get_ns());
 		return 0;
@@ -360,8 +360,9 @@ static void tick_restart(struct tick_cpu *tc, unsigned vector)
 		 * say so only after the handler), so none of them skips again
 		 * meanwhile.  The CPUs it wakes just tick again: a CPU woken by
 		 * that kick is not the first, and waking the others from there
-		 * (one of them may be asleep again already) made the CPUs wake
-		 * each other 2,000 times a second with the boot CPU on the PIT. */
+		 * (one of them may be asleep again already) made the CPUs keep
+		 * waking each other, far more often than the tick, with the
+		 * boot CPU on the PIT. */
 		if (!arch_vector_is_kick(vector) && tick_others_stopped()) {
 			WRITE_ONCE(tc->idle, false);
 			tick_wake_stopped_others();

@@ -55,9 +55,11 @@
 #define WATCHDOG_INTERVAL_NS    NSEC_PER_SEC
 /* The rate disagreement allowed beyond the precision each counter claims
  * (rate_spread_ppm).  Measured under QEMU TCG: counter pairs agree within
- * 140 ppm over 50 ms windows (kernel/selftest_agree.c), and within a few
- * ppm over seconds once the TSC is refined.  200 ppm detects a counter 500
- * ppm off in one check of a second (500 us against 250 us allowed). */
+ * 140 ppm over 50 ms windows (the `selftest` boot option prints each
+ * pair: kernel/selftest_agree.c), and within a few ppm over seconds once
+ * the TSC is refined (`watchdog` prints each counter's last and worst
+ * skew).  200 ppm detects a counter 500 ppm off in one check of a second
+ * (500 us against 250 us allowed). */
 #define WATCHDOG_MAX_PPM        200
 /* Plus a fixed allowance for what the brackets cannot see (the few
  * instructions between the reads, the conversions' rounding). */

@@ -18,8 +18,8 @@ const char *rtc_error_text(int rc);
  * edge is the one to time whole seconds by: it comes from the crystal
  * alone, on the chip (datasheet, "Update Cycle") and in QEMU (computed from
  * its clock at the read), while QEMU clears the bit only when a host-side
- * timer runs, up to a millisecond late on a busy host.  A single read, no
- * waiting: the caller polls it. */
+ * timer runs, which a busy host runs late.  A single read, no waiting: the
+ * caller polls it. */
 int rtc_update_in_progress(void);
 
 #endif
