@@ -116,5 +116,6 @@ void kmain(uint32_t magic, uint32_t mbi_addr)
 	ps2_keyboard_init();            /* keyboard input by interrupt */
 	sti();                          /* interrupts on: the system is live */
 	say_ready(start_cycles);        /* "boot: ready in N ms" */
+	shell_run_boot_commands();      /* run=: its commands, then power off */
 	shell_run();                    /* never returns */
 }

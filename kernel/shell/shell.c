@@ -4,8 +4,8 @@
  * through the line editor (kernel/shell/lineedit.c).  While waiting for a key
  * the CPU idles in wait_event(), so an idle shell costs no CPU time.
  *
- * The boot option run= (kernel/shell/run.c) runs its commands at the first
- * prompt, before any input, then powers off.
+ * Before the first prompt, kmain runs the boot option run='s commands
+ * (kernel/shell/run.c), which power off after the last.
  */
 #include "shell/shell.h"
 #include "shell/args.h"
@@ -61,7 +61,6 @@ __noreturn void shell_run(void)
 {
 	static char line[LINEEDIT_MAX + 1];
 	lineedit_init(&editor, echo, NULL);
-	shell_run_boot_commands();
 	for (;;) {
 		console_puts(SHELL_PROMPT);
 		enum lineedit_result r = LE_NONE;
