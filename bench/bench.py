@@ -33,6 +33,7 @@ failed, the results are still written and the exit status is 1.
     /usr/bin/python3 bench/bench.py [--quick] [--only NAME,...] [--no-linux] [--timerload-s S]
 """
 import argparse
+import glob
 import os
 import platform
 import re
@@ -576,6 +577,19 @@ def measure_linux(g, cfg, a, accel, progress, step, row, boot):
     return row
 
 
+def failure_detail(e, a, cfg, accel, lines=15):
+    """What a failed row was waiting for (a pexpect pattern) and the tail of
+    its newest serial log, so that a failure says where it stopped."""
+    wanted = [l.strip() for l in str(e).splitlines() if "re.compile" in l or l.strip().startswith("0:")]
+    logs = sorted(glob.glob(log_path(a, cfg, accel, "*")), key=os.path.getmtime)
+    tail = ""
+    if logs:
+        with open(logs[-1], encoding="utf-8", errors="replace") as f:
+            tail = "".join(f.readlines()[-lines:])
+    return (f"bench: {cfg.name} ({accel}) was waiting for: {'; '.join(wanted) or '?'}\n"
+            f"bench: last {lines} lines of {logs[-1] if logs else 'no log'}:\n{tail}")
+
+
 def run_config(cfg, a, accel, progress, step):
     try:
         if cfg.kind == "linux":
@@ -589,6 +603,7 @@ def run_config(cfg, a, accel, progress, step):
         row = new_row(cfg, accel, ref["qemu"], ref["cpu"])
         row["status"] = f"failed: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"[:200]
         row["notes"].append(f"serial logs in {os.path.join(a.out, 'logs')}")
+        print(failure_detail(e, a, cfg, accel))
     if row["status"] != "ok":
         print(f"bench: {cfg.name} ({accel}): {row['status']}")
     return report.summarize(row)
