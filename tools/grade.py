@@ -1,13 +1,16 @@
 #!/usr/bin/python3
 """tools/grade.py — score a lab, like xv6's `make grade` (docs/labs/README.md).
 
-  grade.py [LAB|all] [--json FILE]
+  grade.py [LAB|all] [--json FILE] [--exitfirst]
 
 LAB defaults to the one this tree was written for (its .lab file, from
 `make lab`), else every lab.  Builds the kernel, runs the lab's graded
-tests (tests/labs/test_LAB.py) and prints each test's score and the total.
-Exits 0 only with full marks.  In the reference tree every lab scores full
-marks; in a fresh student copy its own lab scores zero.
+tests (tests/labs/test_LAB.py) and prints, for every lab in one format: a
+table of its checks (check, points, result), then for each failed check
+what was expected, what was seen and the kernel's own lines, then the
+total.  Exits 0 only with full marks.  In the reference tree every lab
+scores full marks; in a fresh student copy its own lab scores zero.
+--exitfirst stops a lab at its first failed check (tests/labs/wrong/).
 """
 import argparse
 import json
@@ -23,11 +26,12 @@ from lab import LABS  # noqa: E402
 PYTHON = "/usr/bin/python3"
 
 
-def grade(lab):
+def grade(lab, exitfirst=False):
     with tempfile.NamedTemporaryFile(suffix=".json") as f:
         env = dict(os.environ, LAB_RESULTS=f.name)
-        p = subprocess.run([PYTHON, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                            os.path.join("tests", "labs", f"test_{lab}.py")],
+        p = subprocess.run([PYTHON, "-m", "pytest", "-q", "-p", "no:cacheprovider"] +
+                           (["-x"] if exitfirst else []) +
+                           [os.path.join("tests", "labs", f"test_{lab}.py")],
                            cwd=ROOT, env=env, capture_output=True, text=True)
         try:
             with open(f.name) as r:
@@ -41,10 +45,32 @@ def grade(lab):
     return results
 
 
+def report(lab, results):
+    """Print one lab's table and its failures' details; (points, out of)."""
+    width = max([len(r["test"]) for r in results] + [len("check")])
+    print(f"  {'check':<{width}}  points  result")
+    got = total = 0
+    for r in results:
+        mark = r["points"] if r["passed"] else 0
+        got += mark
+        total += r["points"]
+        points = f"{mark}/{r['points']}"
+        print(f"  {r['test']:<{width}}  {points:>6}  {'ok' if r['passed'] else 'FAILED'}")
+    points = f"{got}/{total}"
+    print(f"  {'total':<{width}}  {points:>6}")
+    for r in results:
+        if not r["passed"]:
+            print(f"-- {lab}: {r['test']} failed:")
+            for line in (r["why"] or "(no message)").split("\n"):
+                print(f"   {line}")
+    return got, total
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("lab", nargs="?")
     ap.add_argument("--json", help="write the results here too")
+    ap.add_argument("--exitfirst", action="store_true", help="stop each lab at its first failed check")
     a = ap.parse_args()
     lab = a.lab
     if not lab:
@@ -70,17 +96,11 @@ def main():
     everything = {}
     for l in labs:
         print(f"== lab {l}: {LABS[l]}")
-        results = grade(l)
+        results = grade(l, a.exitfirst)
         everything[l] = results
-        for r in results:
-            mark = r["points"] if r["passed"] else 0
-            total += r["points"]
-            got += mark
-            status = "OK" if r["passed"] else "FAIL"
-            name = f"{l}: {r['test']}"
-            print(f"{name:<72} {status:>4} ({mark}/{r['points']})")
-            if not r["passed"] and r["why"]:
-                print(f"    {r['why']}")
+        lab_got, lab_total = report(l, results)
+        got += lab_got
+        total += lab_total
         answers = f"answers-{l}.txt"
         if not os.path.exists(os.path.join(ROOT, answers)):
             print(f"{l}: reminder: answer docs/labs/{l}.md's questions in {answers}")

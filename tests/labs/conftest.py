@@ -5,8 +5,11 @@ Every graded test carries @pytest.mark.points(N).  Boots run lull from
 build/lull.elf with the run= boot option, which powers off after its last
 command, under QEMU's -icount (guest time counts instructions), so a score
 does not depend on how busy the student's machine is.  Nothing here waits
-without a deadline: a kernel that never powers off is killed and the test
-fails with its log's tail.
+without a deadline: a graded boot may run GUEST_DEADLINE_S of guest time
+(the kernel's deadline= option powers it off and names the command it
+cut), with a host-time backstop behind it; either way the check fails
+with the last 20 serial lines.  A failed check says what it expected,
+what it saw and the kernel's (or the host test's) own lines (expect()).
 """
 import os
 import re
@@ -15,7 +18,7 @@ import subprocess
 import pytest
 
 from lullvm import parse
-from lullvm.qemu import BUILD, ELF, ICOUNT_SHIFT, ROOT, RunLog, assert_finished, run_script
+from lullvm.qemu import BUILD, ELF, ICOUNT_SHIFT, ROOT, RunLog, assert_finished, last_lines, run_script
 
 Boot = RunLog      # one boot's log, cut into each run= command's output
 
@@ -24,21 +27,34 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "points(n): what the test is worth in `make grade`")
 
 
-def boot(commands, append="", timeout=30, extra=(), icount=True):
+# How long a graded boot may run, in guest time (the kernel's own deadline=
+# option powers it off and names the command it cut), and the host-time
+# limit behind it for a kernel hung with interrupts off.  docs/labs/README.md
+# quotes both; tests/meta/test_labs_docs.py checks that it does.
+GUEST_DEADLINE_S = 60
+HOST_BACKSTOP_S = 300
+
+
+def boot(commands, append="", extra=()):
     """Boot lull, run `commands` (a list) at the prompt, return its RunLog
     (lullvm.qemu.run_script: under icount, pinned to one host CPU, powered
     off after the last command).  The tick rate is HZ=250 unless `append`
     names one: the graded figures do not depend on the HZ the tree was
-    built with (`make HZ=1000`)."""
+    built with (`make HZ=1000`).  With no commands (the selftest boot) the
+    kernel ends the boot itself."""
     assert os.path.exists(ELF), f"{ELF} is missing: `make` first"
     if not re.search(r"(^|\s)hz=", append):
         append = f"hz=250 {append}"
-    # icount=False: the host's clock, with the CMOS clock on QEMU's
-    # virtual clock all the same.
-    b = run_script(commands, append=append, timeout=timeout,
-                   extra=list(extra) + ([] if icount else ["-rtc", "clock=vm"]),
-                   icount=ICOUNT_SHIFT if icount else None)
-    assert_finished(b, timeout)
+    if commands:
+        append = f"{append} deadline={GUEST_DEADLINE_S}"
+    b = run_script(commands, append=append, timeout=HOST_BACKSTOP_S, extra=list(extra),
+                   icount=ICOUNT_SHIFT)
+    cut = re.search(r"run: deadline of \d+ s \(guest time\) passed while running '([^']*)'", b.log)
+    if cut:
+        pytest.fail(f"the kernel was still running '{cut.group(1)}' after {GUEST_DEADLINE_S} s of "
+                    f"guest time, the grader's deadline (a sleep that never ends? a timer never "
+                    f"fired?); the last 20 serial lines:\n{last_lines(b.log)}", pytrace=False)
+    assert_finished(b, HOST_BACKSTOP_S)
     return b
 
 
@@ -64,11 +80,36 @@ def unit(name, timeout=300):
     return results, out
 
 
+def unit_block(out, test):
+    """What the host test printed while `test` ran: from its RUN line to
+    its result, with every `lab NAME: not implemented` line."""
+    m = re.search(rf"^\[ RUN\s+\] {re.escape(test)}\n(.*?)^\[\s+(?:OK|FAILED|ERROR)\s+\] {re.escape(test)}",
+                  out, re.M | re.S)
+    block = m.group(1).rstrip() if m else ""
+    stubs = sorted(set(re.findall(r"^lab \w+: not implemented.*$", out, re.M)))
+    return "\n".join(stubs + ([block] if block else []))
+
+
 def assert_unit(name, *tests):
+    """Each of `tests` in build/unit/<name> passed; else, for the first
+    that did not, the host test's own lines (its assert's file and line)."""
     results, out = unit(name)
     for t in tests:
-        assert results.get(t) is True, f"{name}: {t} " + \
-            ("failed" if t in results else "did not run (a crash before it?)") + f"\n{out[-2500:]}"
+        if results.get(t) is True:
+            continue
+        seen = "it failed" if t in results else "it did not run (the test program crashed before it?)"
+        said = unit_block(out, t) or last_lines(out)
+        expect(False, f"host test {name}: {t} passes", seen, said, "the host test printed")
+
+
+def expect(ok, expected, seen, said="", who="the kernel printed"):
+    """A graded check: if not ok, fail with what was expected, what was
+    seen, and the lines that say why (the kernel's, or a host test's)."""
+    if ok:
+        return
+    said = "\n".join("  " + l for l in said.replace("\r", "").strip("\n").split("\n")) if said.strip() else ""
+    pytest.fail(f"expected: {expected}\nseen:     {seen}" + (f"\n{who}:\n{said}" if said else ""),
+                pytrace=False)
 
 
 def uptime(text):
@@ -87,10 +128,13 @@ def jiffies_follow_the_clock(b, cmds, hz=250):
     ticks that passed, within one (the two readings are not at the same
     point of a tick)."""
     readings = [uptime(b.out("uptime", i)) for i in range(cmds)]
-    for (t0, j0), (t1, j1) in zip(readings, readings[1:]):
+    for i, ((t0, j0), (t1, j1)) in enumerate(zip(readings, readings[1:])):
         ticks = (j1 - j0) % 2**32
         want = (t1 - t0) * hz
-        assert abs(ticks - want) <= 1.01, f"{ticks} jiffies in {t1 - t0:.6f} s at HZ={hz} ({want:.1f})"
+        expect(abs(ticks - want) <= 1.01,
+               f"jiffies to advance by the ticks that passed: {want:.1f} (+-1) in {t1 - t0:.6f} s at HZ={hz}",
+               f"{ticks} (jiffies {j0} -> {j1})",
+               b.out("uptime", i) + b.out("uptime", i + 1))
 
 
 # ---- for tools/grade.py: each graded test's outcome and points
@@ -108,7 +152,16 @@ def pytest_runtest_makereport(item, call):
             crash = getattr(rep.longrepr, "reprcrash", None)
             why = crash.message if crash else str(rep.longrepr)
         _results.append({"test": item.nodeid.split("::", 1)[1], "points": m.args[0] if m else 0,
-                         "passed": rep.passed, "why": why.splitlines()[0][:200] if why else ""})
+                         "passed": rep.passed, "why": clip(why)})
+
+
+def clip(why, lines=40, width=300):
+    """A failure's message as a student reads it: pytest's own rewriting
+    of the assert (lines starting "assert", "where", "+") dropped, at most
+    `lines` lines of at most `width` characters."""
+    kept = [l[:width] for l in why.rstrip().split("\n")
+            if not re.match(r"\s*(assert |where |\+ |and |\+\s)", l)]
+    return "\n".join(kept[:lines] + (["..."] if len(kept) > lines else []))
 
 
 def pytest_sessionfinish(session):

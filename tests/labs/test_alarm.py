@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from conftest import boot, uptime
+from conftest import boot, expect, uptime
 
 TESTS = ["single", "multiple", "simultaneous", "order", "zero", "negative"]
 
@@ -19,7 +19,8 @@ def run():
 @pytest.mark.parametrize("test", TESTS)
 def test_pintos_alarm(run, test):
     out = run.out(f"alarm {test}")
-    assert f"alarm {test}: PASS" in out, out
+    expect(f"alarm {test}: PASS" in out, f"'alarm {test}: PASS'",
+           (re.findall(rf"^alarm {test}: FAIL.*$", out, re.M) or ["no verdict line"])[0], out)
 
 
 @pytest.mark.points(10)
@@ -28,15 +29,21 @@ def test_five_simultaneous_sleepers_cost_one_wakeup_a_round(run):
     allowed for the command's start), the CPU halted in between."""
     out = run.out("alarm simultaneous")
     m = re.search(r"alarm simultaneous: (\d+) wakeups in (\d+) ms, halted (\d+)%", out)
-    assert m and "PASS" in out, out
+    expect(m and "PASS" in out, "'alarm simultaneous: PASS' and its wakeups line",
+           (re.findall(r"^alarm simultaneous: FAIL.*$", out, re.M) or ["no verdict line"])[0], out)
     wakeups, halted = int(m.group(1)), int(m.group(3))
-    assert 5 <= wakeups <= 6, f"{wakeups} wakeups for 5 rounds"
-    assert halted >= 90, f"halted only {halted}%: is it spinning?"
+    expect(5 <= wakeups <= 6, "5 or 6 wakeups for five rounds of five sleepers due together",
+           f"{wakeups} wakeups (one per sleeper, or one per tick?)", out)
+    expect(halted >= 90, "the CPU halted at least 90% of the time between rounds",
+           f"halted {halted}% (is the wait spinning instead of wait_event?)", out)
 
 
 @pytest.mark.points(10)
 def test_sleep_ns_on_an_hrtimer(run):
     """sleep 250 (sleep_ns) ends 250 ms later, not before, within 1 ms."""
     (t0, _), (t1, _) = uptime(run.out("uptime", 0)), uptime(run.out("uptime", 1))
-    assert "error" not in run.out("sleep 250"), run.out("sleep 250")
-    assert 0.250 <= t1 - t0 <= 0.251, f"sleep 250 took {(t1 - t0) * 1000:.3f} ms"
+    said = run.out("uptime", 0) + run.out("sleep 250") + run.out("uptime", 1)
+    expect("error" not in run.out("sleep 250"), "`sleep 250` without an error", "an error line", said)
+    expect(0.250 <= t1 - t0 <= 0.251, "sleep_ns: `sleep 250` takes 250 to 251 ms between the two uptimes",
+           f"{(t1 - t0) * 1000:.3f} ms" + (" (too early: was the hrtimer armed?)" if t1 - t0 < 0.25 else ""),
+           said)

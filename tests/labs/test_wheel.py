@@ -7,7 +7,7 @@ by the randomized reference-model unit tests
 kernel on the cascading wheel."""
 import pytest
 
-from conftest import assert_unit, boot
+from conftest import assert_unit, boot, expect
 
 
 @pytest.mark.points(20)
@@ -47,6 +47,8 @@ def test_a_long_skip_costs_no_more_than_a_short_one():
 @pytest.mark.points(10)
 def test_booted_on_the_cascading_wheel():
     b = boot(["wheel", "alarm multiple", "alarm order"], append="wheel=cascade")
-    assert "cascade" in b.out("wheel"), b.out("wheel")
+    expect("cascade" in b.out("wheel"), "`wheel` to say the cascading wheel runs", "another wheel",
+           b.out("wheel"))
     for t in ("multiple", "order"):
-        assert f"alarm {t}: PASS" in b.out(f"alarm {t}"), b.out(f"alarm {t}")
+        expect(f"alarm {t}: PASS" in b.out(f"alarm {t}"), f"'alarm {t}: PASS' on the cascading wheel",
+               "no PASS", b.out(f"alarm {t}"))

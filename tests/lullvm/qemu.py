@@ -375,7 +375,7 @@ def run_script(commands, append="", timeout=60, icount=ICOUNT_SHIFT, log_path=No
     is the guest's alone.  A boot still running at `timeout` host seconds
     is killed (RunLog.finished is then False); the caller decides whether
     that fails it (assert_finished)."""
-    append = f"{append} {run_line(commands)}".strip()
+    append = f"{append} {run_line(commands) if commands else ''}".strip()
     return RunLog(*run_to_exit(qemu_args(append=append, icount=icount, **kw), timeout, log_path),
                   log_path)
 
@@ -397,6 +397,14 @@ def run_to_exit(args, timeout, log_path=None):
     return log, done, status
 
 
+def last_lines(log, n=20):
+    """The last n lines of a serial log, as one string."""
+    return "\n".join(log.replace("\r", "").rstrip("\n").split("\n")[-n:])
+
+
 def assert_finished(r, timeout):
-    """A run= boot must power off by itself: else its serial tail."""
-    assert r.finished, f"lull did not power off within {timeout} s:\n{r.tail()}"
+    """A run= boot must power off by itself: else what it was waiting for
+    and the last 20 serial lines."""
+    assert r.finished, (f"lull did not power off within {timeout} s of host time (waiting for "
+                        f"'run: done, powering off' after the last command); the last 20 serial "
+                        f"lines:\n{last_lines(r.log)}")
