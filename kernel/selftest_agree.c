@@ -150,6 +150,8 @@ static int pit_window(struct clocksource **list, unsigned n, uint64_t *len, uint
 	for (unsigned i = 0; i < n; i++)
 		start[i] = list[i]->read(list[i]);
 	int rc = pit_ch2_start_us(AGREE_WINDOW_US);
+	if (rc == 0)
+		rc = pit_ch2_started();
 	uint64_t after = list[0]->read(list[0]), after_prev = after;
 	uint64_t w = cs_ns(list[0], start[0], after);
 	rc = rc ? rc : -ETIME;

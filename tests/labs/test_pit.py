@@ -15,14 +15,18 @@ def ktap():
 
 
 def ktap_ok(log, what):
-    """The self-test's KTAP line for `what` says ok; else that line with the
-    self-test's `#` diagnostics just before it (they say why)."""
+    """The self-test's KTAP line for `what` says ok; else that line with
+    what the kernel printed since the result before it (the `#` lines and
+    any driver's complaint say why)."""
     lines = log.replace("\r", "").split("\n")
     hits = [i for i, l in enumerate(lines) if re.match(r"(not )?ok \d+ ", l) and what in l]
     expect(hits, f"a KTAP line 'ok N {what}' from the selftest boot", "no such line",
            "\n".join(lines[-20:]))
     for i in hits:
-        diag = [l for l in lines[max(0, i - 8):i] if l.startswith("#")]
+        start = i
+        while start > 0 and not re.match(r"(not )?ok \d+ |TAP version|1\.\.", lines[start - 1]):
+            start -= 1
+        diag = lines[start:i][-12:]
         expect(lines[i].startswith("ok ") and "# SKIP" not in lines[i], f"'ok N {what}'", lines[i],
                "\n".join(diag + [lines[i]]))
 

@@ -26,6 +26,9 @@ int pit_ch2_wait_us(uint32_t us);
  * last port write starts it; 0 or -EINVAL), poll for its end, and stop
  * (gate closed, speaker off). */
 int pit_ch2_start_us(uint32_t us);
+/* After pit_ch2_start_us: 0 if channel 2 is set to count (its gate open,
+ * the speaker off), else -EIO with a line saying which bit is wrong. */
+int pit_ch2_started(void);
 bool pit_ch2_ended(void);
 void pit_ch2_stop(void);
 
