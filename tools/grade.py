@@ -90,6 +90,9 @@ def main():
     if mk.returncode != 0:
         print(mk.stdout[-3000:] + mk.stderr[-3000:])
         print("grade: the kernel does not build; score 0")
+        if a.json:
+            with open(a.json, "w") as f:
+                json.dump({"score": 0, "total": None, "labs": {}, "build": "failed"}, f, indent=1)
         return 1
 
     total = got = 0

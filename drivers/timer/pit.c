@@ -367,6 +367,33 @@ int pit_ch2_start_us(uint32_t us)
 	   LAB pit: END */
 }
 
+/* QUIRK: QEMU's channel 2 counts with its gate closed.
+ * Symptom: a pit_ch2_start_us that never opens the gate (port B bit 0)
+ * times every window correctly under QEMU, and on real hardware never
+ * ends.  Emulator: QEMU 7.2's i8254 computes channel 2's count from the
+ * time since it was written whatever the gate, in mode 0 (real 8254:
+ * "GATE = 0 disables counting" in modes 0, 2, 3 and 4).  Workaround: after
+ * the count is written, port B is read back (the chip returns the gate
+ * and speaker bits as written, on hardware and in QEMU) and a closed gate
+ * or a speaker left on is an error here, where QEMU would not show it.
+ * Reference: 8254 datasheet, "GATE" in each mode's description; IBM PC/AT
+ * Technical Reference, port 61h. */
+int pit_ch2_started(void)
+{
+	uint8_t b = inb(PIT_PORT_B);
+	if (!(b & PORT_B_GATE2)) {
+		kprintf("pit: channel 2's gate is closed after pit_ch2_start_us (port 0x61 bit 0 "
+		        "clear): a real 8254 would never count\n");
+		return -EIO;
+	}
+	if (b & PORT_B_SPEAKER) {
+		kprintf("pit: the speaker is on after pit_ch2_start_us (port 0x61 bit 1 set): a real "
+		        "PC would beep\n");
+		return -EIO;
+	}
+	return 0;
+}
+
 bool pit_ch2_ended(void)
 {
 	return inb(PIT_PORT_B) & PORT_B_OUT2;
@@ -380,8 +407,12 @@ void pit_ch2_stop(void)
 int pit_ch2_wait_us(uint32_t us)
 {
 	int rc = pit_ch2_start_us(us);
-	if (rc)
+	if (rc == 0)
+		rc = pit_ch2_started();
+	if (rc) {
+		pit_ch2_stop();
 		return rc;
+	}
 	rc = -ETIME;
 	for (uint32_t polls = 0; polls < PIT_MAX_POLLS && rc; polls++)
 		if (pit_ch2_ended())
