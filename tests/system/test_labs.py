@@ -4,15 +4,13 @@ each lab's student copy (`make lab`) builds under -Werror, says
 hanging.  With the reference solution put back (tools/lab.py fill) a copy
 is this tree again, byte for byte, so it scores what this tree scores."""
 import filecmp
-import json
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
 
 import pytest
 
+from lullvm.labs import copy_build, grade
 from lullvm.qemu import ROOT, run_script
 
 sys.path.insert(0, os.path.join(ROOT, "tools"))
@@ -23,16 +21,6 @@ PYTHON = "/usr/bin/python3"
 REACH = {"alarm": "alarm single", "jiffies": "uptime", "wheel": "alarm order",
          "pit": "clockevent pit", "dyntick": "tick dyntick; idle 1", "tickless": "idle 1",
          "hz": "power 1"}
-BUILD_PARTS = ["kernel", "drivers", "boot", "unit", "lull.elf", "timer_bench"]
-
-
-def grade(tree, lab=None, timeout=600):
-    with tempfile.TemporaryDirectory() as tmp:
-        out = os.path.join(tmp, "grade.json")      # not in the tree: it would show in git status
-        args = [PYTHON, "tools/grade.py"] + ([lab] if lab else []) + ["--json", out]
-        p = subprocess.run(args, cwd=tree, capture_output=True, text=True, timeout=timeout)
-        with open(out) as f:
-            return p, json.load(f)
 
 
 def test_every_lab_scores_full_marks_here():
@@ -58,17 +46,7 @@ def test_student_copy_scores_zero_then_is_this_tree_again(tmp_path, lab):
     assert p.returncode == 0, p.stdout + p.stderr
     log = subprocess.run(["git", "-C", copy, "log", "--oneline"], capture_output=True, text=True).stdout
     assert len(log.splitlines()) == 1, "a fresh history of one commit, none of lull's"
-    # This tree's objects, for speed: make rebuilds what the lab changed.
-    os.makedirs(os.path.join(copy, "build"))
-    for part in BUILD_PARTS:
-        src = os.path.join(ROOT, "build", part)
-        if os.path.isdir(src):
-            shutil.copytree(src, os.path.join(copy, "build", part), symlinks=True)
-        elif os.path.exists(src):
-            shutil.copy2(src, os.path.join(copy, "build", part))
-    for stamp in os.listdir(os.path.join(ROOT, "build")):
-        if stamp.startswith(".hz-"):
-            shutil.copy2(os.path.join(ROOT, "build", stamp), os.path.join(copy, "build", stamp))
+    copy_build(copy)        # this tree's objects, for speed: make rebuilds what the lab changed
 
     p, r = grade(copy)                  # its .lab names the lab
     assert list(r["labs"]) == [lab], r

@@ -1,0 +1,78 @@
+"""Graders that reject wrong code (docs/labs/README.md, "Wrong answers the
+graders reject"): beside each lab's grader, tests/labs/wrong/LAB/ keeps
+wrong solutions, each a small patch over the reference solution with two
+header lines:
+
+    What: <the mistake, in one line>
+    Names: <a regular expression the failing check's message must match>
+
+For every lab, this applies each patch to a copy of the tree, grades the
+lab there (stopping at the first failed check) and fails unless the
+patch scores below full marks with a failure whose message names the
+mistake's place (`Names:`).  A wrong answer a student finds that passes
+belongs here."""
+import glob
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+from lullvm.labs import copy_tree, grade
+from lullvm.qemu import ROOT
+
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+from lab import LABS, tracked_files  # noqa: E402
+
+WRONG = os.path.join(ROOT, "tests", "labs", "wrong")
+MIN_PER_LAB = 5
+
+
+def wrong_answers(lab):
+    """[(file, what, names regex)] of tests/labs/wrong/LAB/*.patch."""
+    found = []
+    for path in sorted(glob.glob(os.path.join(WRONG, lab, "*.patch"))):
+        with open(path, encoding="utf-8") as f:
+            head = f.read().split("\ndiff --git", 1)[0]
+        what = re.search(r"^What: (.+)$", head, re.M)
+        names = re.search(r"^Names: (.+)$", head, re.M)
+        assert what and names, f"{path}: needs a 'What:' and a 'Names:' line before the diff"
+        found.append((path, what.group(1), names.group(1)))
+    return found
+
+
+def test_every_lab_keeps_wrong_answers():
+    few = {lab: len(wrong_answers(lab)) for lab in LABS if len(wrong_answers(lab)) < MIN_PER_LAB}
+    assert not few, f"labs with fewer than {MIN_PER_LAB} wrong answers kept: {few}"
+
+
+def apply(tree, patch, reverse=False):
+    p = subprocess.run(["git", "apply"] + (["-R"] if reverse else []) + [patch], cwd=tree,
+                       capture_output=True, text=True)
+    assert p.returncode == 0, f"{os.path.relpath(patch, ROOT)} does not apply: {p.stderr}"
+
+
+@pytest.mark.parametrize("lab", list(LABS))
+def test_wrong_answers_score_below_full_marks_and_say_where(tmp_path, lab):
+    answers = wrong_answers(lab)
+    if not answers:
+        pytest.skip(f"no wrong answers kept for {lab} yet")
+    tree = str(tmp_path / "tree")
+    copy_tree(tree, tracked_files(ROOT))
+    passed = []
+    for patch, what, names in answers:
+        apply(tree, patch)
+        p, r = grade(tree, lab, exitfirst=True)
+        apply(tree, patch, reverse=True)
+        name = os.path.relpath(patch, ROOT)
+        if "does not build" in p.stdout:
+            passed.append(f"{name} ({what}): does not build, so it proves nothing\n{p.stdout[-1500:]}")
+            continue
+        failed = [t for t in r["labs"][lab] if not t["passed"]]
+        if r["score"] == r["total"] or not failed:
+            passed.append(f"{name} ({what}): full marks")
+        elif not any(re.search(names, t["test"] + "\n" + t["why"], re.I) for t in failed):
+            passed.append(f"{name} ({what}): below full marks, but no failure names /{names}/:\n"
+                          + "\n".join(f"  {t['test']}: {t['why']}" for t in failed))
+    assert not passed, f"wrong answers the {lab} grader does not catch as it should:\n" + "\n\n".join(passed)
