@@ -45,4 +45,9 @@ int sleep_ticks(int64_t ticks);
  * -ENOSPC (no free hrtimer slot). */
 int sleep_ns(uint64_t ns);
 
+/* The same wait on the kernel's own code, never a lab's: for the commands
+ * that measure idling (`idle`, `power`, `trace`, `timerload`, `stress`),
+ * which must measure in every lab's copy. */
+int wait_ns(uint64_t ns);
+
 #endif

@@ -138,3 +138,21 @@ int sleep_ns(uint64_t ns)
 	return -ENOSYS;
 	   LAB alarm: END */
 }
+
+/* Twin of sleep_ns (above), outside the alarm lab: the commands that
+ * measure an idle CPU wait here, so that in the alarm lab's copy, where
+ * sleep_ns is the student's (or a stub), `idle` and `power` still measure
+ * and the other labs still grade (docs/labs/README.md). */
+int wait_ns(uint64_t ns)
+{
+	struct hr_sleeper s = { .done = false };
+	hrtimer_init(&s.timer, hr_sleeper_wake, "sleep");
+	if (ns == 0)
+		return 0;
+	int rc = hrtimer_start(&s.timer, ktime_get_ns() + ns);
+	if (rc < 0)
+		return rc;
+	wait_event(s.done || console_interrupted());
+	hrtimer_cancel(&s.timer);      /* the heap keeps no pointer into this frame */
+	return s.done ? 0 : -EINTR;
+}

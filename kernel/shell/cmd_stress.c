@@ -393,7 +393,7 @@ static void stress_run(uint32_t secs)
 static void stress_drain(void)
 {
 	for (unsigned ms = 0; ms < STRESS_DRAIN_MS && stress_pending(); ms += STRESS_DRAIN_STEP_MS)
-		sleep_ns(STRESS_DRAIN_STEP_MS * NSEC_PER_MSEC);
+		wait_ns(STRESS_DRAIN_STEP_MS * NSEC_PER_MSEC);
 }
 
 /* The first line: how the armings ended, and what the checks found. */

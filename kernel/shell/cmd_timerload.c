@@ -345,7 +345,7 @@ int cmd_timerload(int argc, char **argv)
 	uint64_t t0 = ktime_get_ns();
 	wakeups_snapshot(a.cpu, t0, &before);
 	load_arm_all(&a, t0);
-	rc = sleep_ns((uint64_t)a.secs * NSEC_PER_SEC);
+	rc = wait_ns((uint64_t)a.secs * NSEC_PER_SEC);
 	load_disarm_all(&a);
 	uint64_t t1 = ktime_get_ns(), span = t1 - t0;
 	wakeups_snapshot(a.cpu, t1, &after);

@@ -31,7 +31,7 @@ int cmd_trace(int argc, char **argv)
 		return SHELL_USAGE;
 	struct tick_cpu *tc = this_tick();
 	trace_start(ktime_get_ns());
-	int rc = sleep_ns((uint64_t)secs * NSEC_PER_SEC);
+	int rc = wait_ns((uint64_t)secs * NSEC_PER_SEC);
 	trace_stop();
 	if (rc == -ENOSPC) {
 		kprintf("error: no free hrtimer slot\n");

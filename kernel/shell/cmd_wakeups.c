@@ -162,7 +162,7 @@ int cmd_idle(int argc, char **argv)
 	uint64_t t0 = ktime_get_ns();
 	idle_mark(before, t0);
 
-	int rc = sleep_ns((uint64_t)secs * NSEC_PER_SEC);
+	int rc = wait_ns((uint64_t)secs * NSEC_PER_SEC);
 	if (rc == -ENOSPC) {
 		kprintf("error: no free hrtimer slot\n");
 		return rc;
@@ -201,10 +201,10 @@ int cmd_power(int argc, char **argv)
 	static struct idle_mark before[NR_CPUS], after[NR_CPUS];
 	uint64_t t0 = ktime_get_ns();
 	idle_mark(before, t0);
-	int rc = sleep_ns((uint64_t)secs * NSEC_PER_SEC);
+	int rc = wait_ns((uint64_t)secs * NSEC_PER_SEC);
 	if (rc < 0) {
 		if (rc != -EINTR)
-			kprintf("error: power: sleep_ns returned %d\n", rc);
+			kprintf("error: power: wait_ns returned %d\n", rc);
 		return rc;
 	}
 	uint64_t t1 = ktime_get_ns(), span = t1 - t0, w = 0, idle = 0;

@@ -19,12 +19,10 @@ def test_jiffies_are_the_ticks_elapsed_on_a_fake_clock():
 @pytest.mark.points(10)
 @pytest.mark.parametrize("mode", ["periodic", "tickless"])
 def test_the_boot_crosses_the_wrap(mode):
-    """Sleepers armed before the wrap (at 2 s) that wake after it, in the
-    right order and on their ticks; and jiffies that follow the clock
-    through it, also after long sleeps with the tick stopped."""
-    b = boot(["uptime", "sleep 1500", "uptime", "alarm multiple", "uptime", "sleep 1234", "uptime"],
+    """Jiffies that follow the clock through the wrap (2 s after boot),
+    also after long idles with the tick stopped (tickless: the catch-up
+    counts every tick the idle CPU skipped).  Only `idle` and `uptime`:
+    no other lab's code decides this check."""
+    b = boot(["uptime", "idle 1", "uptime", "idle 2", "uptime", "idle 3", "uptime"],
              append=f"tick={mode}")
-    expect("alarm multiple: PASS" in b.out("alarm multiple"),
-           "'alarm multiple: PASS': sleepers armed before the wrap wake after it, in order",
-           "no PASS", b.out("alarm multiple"))
     jiffies_follow_the_clock(b, 4)

@@ -48,15 +48,13 @@ def test_channel_2_times_the_other_clocks(ktap):
 
 @pytest.mark.points(10)
 def test_the_tick_on_the_pit():
-    """Periodic on the PIT: 250 wakeups a second; dyntick on the PIT:
-    skips of at most 13 ticks (the 16-bit counter's 54.9 ms)."""
-    b = boot(["tick periodic", "clockevent pit", "idle 2", "tick dyntick", "idle 2", "dyntick"])
-    rate = idle_rate(b.out("idle 2", 0))
+    """Periodic on the PIT: 250 wakeups a second, and `tick` names the PIT.
+    (Its one-shot is the self-test's check above: a stopped tick would
+    also run the dyntick and tickless labs' code, which this lab's grade
+    must not depend on.)"""
+    b = boot(["tick periodic", "clockevent pit", "idle 2", "tick"])
+    rate = idle_rate(b.out("idle 2"))
     expect(abs(rate - 250) <= 2, "periodic on the PIT (pit_set_periodic): 250 wakeups/s at HZ=250",
-           f"{rate} wakeups/s", b.out("clockevent pit") + b.out("idle 2", 0))
-    rate = idle_rate(b.out("idle 2", 1))
-    expect(18 <= rate <= 21, "dyntick on the PIT (pit_set_next_event): 18 to 21 wakeups/s, "
-           "one per longest skip of 13 ticks (the 16-bit counter's 54.9 ms)", f"{rate} wakeups/s",
-           b.out("idle 2", 1))
-    expect(re.search(r"device: pit", b.out("dyntick")), "`dyntick` to say 'device: pit'",
-           "another device", b.out("dyntick"))
+           f"{rate} wakeups/s", b.out("clockevent pit") + b.out("idle 2"))
+    expect(re.search(r"\bpit\b", b.out("tick")), "`tick` to name the PIT as the tick device",
+           "another device", b.out("tick"))
