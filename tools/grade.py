@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """tools/grade.py — score a lab, like xv6's `make grade` (docs/labs/README.md).
 
-  grade.py [LAB|all] [--json FILE] [--exitfirst]
+  grade.py [LAB[,LAB...]|all] [--json FILE] [--exitfirst]
 
 LAB defaults to the one this tree was written for (its .lab file, from
 `make lab`), else every lab.  Builds the kernel, runs the lab's graded
@@ -79,7 +79,7 @@ def main():
                 lab = f.read().strip()
         except OSError:
             lab = "all"
-    labs = list(LABS) if lab == "all" else [lab]
+    labs = list(LABS) if lab == "all" else lab.split(",")
     for l in labs:
         if l not in LABS:
             print(f"error: unknown lab '{l}' (labs: {' '.join(LABS)})")

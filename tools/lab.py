@@ -52,6 +52,24 @@ LABS = {
     "hz":       "how fast should HZ be? the article's question, measured",
 }
 
+# What each lab's grader runs of the labs before it, so that it cannot
+# score full marks in their copies (docs/labs/README.md, "Grading another
+# lab in your copy"): lab -> the labs whose stubs it meets.  The wheel's
+# next-expiry query and the tickless lab's next_timer_on decide every
+# stopped tick, and jiffies every timer; the other graders choose boot
+# options and commands that keep clear of other labs' code.  In a lab's
+# copy every lab not listed as building on it grades full marks
+# (tests/system/test_labs.py).
+BUILDS_ON = {
+    "alarm":    [],
+    "jiffies":  ["wheel"],
+    "wheel":    ["jiffies"],
+    "pit":      [],
+    "dyntick":  ["jiffies", "wheel", "tickless"],
+    "tickless": ["jiffies", "wheel"],
+    "hz":       [],
+}
+
 BEGIN = re.compile(r"^(\s*)/\* LAB (\w+): BEGIN\b")
 STUB = re.compile(r"^\s*/\* LAB (\w+): STUB\s*$")
 END_HERE = re.compile(r"^\s*LAB (\w+): END \*/\s*$")

@@ -13,7 +13,7 @@ TESTS = ["single", "multiple", "simultaneous", "order", "zero", "negative"]
 
 @pytest.fixture(scope="module")
 def run():
-    return boot([f"alarm {t}" for t in TESTS] + ["uptime", "sleep 250", "uptime"], append="tick=periodic")
+    return boot([f"alarm {t}" for t in TESTS] + ["uptime", "sleep 250", "uptime"], append="tick=periodic wheel=level")
 
 
 @pytest.mark.points(5)
