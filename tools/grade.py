@@ -11,8 +11,15 @@ what was expected, what was seen and the kernel's own lines, then the
 total.  Exits 0 only with full marks.  In the reference tree every lab
 scores full marks; in a fresh student copy its own lab scores zero.
 --exitfirst stops a lab at its first failed check (tests/labs/wrong/).
+
+  grade.py --qemu "CMD; CMD" [--append OPTIONS]
+
+prints the QEMU command line a grader boots those commands with (under
+-icount, with the CMOS clock on the virtual clock, deadline= in guest
+time), to run one graded boot by hand.
 """
 import argparse
+import shlex
 import json
 import os
 import subprocess
@@ -71,7 +78,16 @@ def main():
     ap.add_argument("lab", nargs="?")
     ap.add_argument("--json", help="write the results here too")
     ap.add_argument("--exitfirst", action="store_true", help="stop each lab at its first failed check")
+    ap.add_argument("--qemu", metavar="COMMANDS", help="print the graders' QEMU command line for COMMANDS")
+    ap.add_argument("--append", default="", help="with --qemu: more boot options")
     a = ap.parse_args()
+    if a.qemu is not None:
+        sys.path.insert(0, os.path.join(ROOT, "tests"))
+        from lullvm.labs import boot_command
+        cmds = [c.strip() for c in a.qemu.split(";") if c.strip()]
+        print(" ".join(shlex.quote(w) for w in boot_command(cmds, a.append,
+                                                              elf=os.path.relpath(os.path.join(ROOT, "build", "lull.elf")))))
+        return 0
     lab = a.lab
     if not lab:
         try:

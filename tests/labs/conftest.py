@@ -18,7 +18,9 @@ import subprocess
 import pytest
 
 from lullvm import parse
-from lullvm.qemu import BUILD, ELF, ICOUNT_SHIFT, ROOT, RunLog, assert_finished, last_lines, run_script
+from lullvm.labs import GUEST_DEADLINE_S, HOST_BACKSTOP_S, boot_append
+from lullvm.qemu import (BUILD, ELF, ICOUNT_SHIFT, ROOT, RunLog, assert_finished, last_lines, qemu_args,
+                          run_to_exit)
 
 Boot = RunLog      # one boot's log, cut into each run= command's output
 
@@ -27,28 +29,15 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "points(n): what the test is worth in `make grade`")
 
 
-# How long a graded boot may run, in guest time (the kernel's own deadline=
-# option powers it off and names the command it cut), and the host-time
-# limit behind it for a kernel hung with interrupts off.  docs/labs/README.md
-# quotes both; tests/meta/test_labs_docs.py checks that it does.
-GUEST_DEADLINE_S = 60
-HOST_BACKSTOP_S = 300
-
-
 def boot(commands, append="", extra=()):
-    """Boot lull, run `commands` (a list) at the prompt, return its RunLog
-    (lullvm.qemu.run_script: under icount, pinned to one host CPU, powered
-    off after the last command).  The tick rate is HZ=250 unless `append`
-    names one: the graded figures do not depend on the HZ the tree was
-    built with (`make HZ=1000`).  With no commands (the selftest boot) the
-    kernel ends the boot itself."""
+    """Boot lull, run `commands` (a list) at the prompt, return its RunLog:
+    the command line tools/grade.py --qemu prints (lullvm.labs.boot_command:
+    under icount, HZ=250 unless `append` names one, deadline=), pinned to
+    one host CPU.  With no commands (the selftest boot) the kernel ends the
+    boot itself."""
     assert os.path.exists(ELF), f"{ELF} is missing: `make` first"
-    if not re.search(r"(^|\s)hz=", append):
-        append = f"hz=250 {append}"
-    if commands:
-        append = f"{append} deadline={GUEST_DEADLINE_S}"
-    b = run_script(commands, append=append, timeout=HOST_BACKSTOP_S, extra=list(extra),
-                   icount=ICOUNT_SHIFT)
+    args = qemu_args(append=boot_append(commands, append), icount=ICOUNT_SHIFT, extra=list(extra))
+    b = RunLog(*run_to_exit(args, HOST_BACKSTOP_S))
     cut = re.search(r"run: deadline of \d+ s \(guest time\) passed while running '([^']*)'", b.log)
     if cut:
         pytest.fail(f"the kernel was still running '{cut.group(1)}' after {GUEST_DEADLINE_S} s of "
