@@ -28,12 +28,17 @@
  * `sti; hlt` leaves two instructions, 32 ns at shift=4, for the race to
  * add.  On hardware it costs a few dozen cycles per idle entry, and a CPU
  * without a TSC just halts. */
-static inline void halt_until_interrupt(void)
+static inline void halt_until_interrupt(struct cpu *c)
 {
-	if (cpu.has_cpuid && (cpu.feat_edx & CPUID_1_EDX_TSC))
-		__asm__ __volatile__("rdtsc; sti; hlt" ::: "eax", "edx", "memory");
-	else
+	c->halt_end = 0;
+	if (cpu_has_tsc()) {
+		uint64_t t;
+		__asm__ __volatile__("rdtsc; sti; hlt" : "=A"(t) :: "memory");
+		c->halt_begin = t;      /* (stored after the handlers ran: read only at idle exit) */
+	} else {
+		c->halt_begin = 0;
 		sti_hlt();
+	}
 }
 
 void cpu_idle(void)
@@ -56,7 +61,7 @@ void cpu_idle(void)
 		return;
 	}
 	c->state = CPU_IDLE;
-	halt_until_interrupt(); /* sleep until an interrupt (handled inside) */
+	halt_until_interrupt(c);        /* sleep until an interrupt (handled inside) */
 	cli();
 	c->state = CPU_BUSY;
 	tick_idle_exit();

@@ -30,6 +30,11 @@ struct cpu {
 	void *call_arg;
 	uint64_t irqs[CPU_VECTORS];     /* interrupts it took, per vector (`irqs`) */
 	uint32_t *stack_guard;          /* the guard at its stack's bottom (trap.h) */
+	/* Its last halt by the TSC (0: not known): read right before `sti;
+	 * hlt` (kernel/idle.c) and at the entry of the first interrupt that
+	 * ended it (irq_dispatch); arch_halt_cycles() hands it to the time
+	 * core's `halted` share. */
+	uint64_t halt_begin, halt_end;
 	uint8_t stack[CPU_STACK_SIZE] __attribute__((aligned(16)));
 };
 

@@ -89,6 +89,10 @@ extern struct cpu_info cpu;
 #define CPUID_1_ECX_TSC_DEADLINE (1u << 24)
 #define CPUID_8000_0007_EDX_INVARIANT_TSC (1u << 8)
 
+static inline bool cpu_has_tsc(void) { return cpu.has_cpuid && (cpu.feat_edx & CPUID_1_EDX_TSC); }
+/* The TSC, or 0 on a CPU without one. */
+static inline uint64_t tsc_or_zero(void) { return cpu_has_tsc() ? rdtsc() : 0; }
+
 static inline void cpuid(uint32_t leaf, uint32_t sub, uint32_t *a, uint32_t *b, uint32_t *c, uint32_t *d)
 {
 	__asm__ __volatile__("cpuid" : "=a"(*a), "=b"(*b), "=c"(*c), "=d"(*d) : "a"(leaf), "c"(sub));

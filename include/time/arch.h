@@ -15,6 +15,12 @@
  * (the TSC on x86; 0 where the CPU has none).  include/time/path.h. */
 uint64_t arch_cycles(void);
 
+/* How long this CPU's last halt lasted in arch_cycles() (from just before
+ * the halt to the entry of the interrupt that ended it), then forgotten;
+ * 0 if not known (no cycle counter, or it did not halt).  The wakeup
+ * accounting's `halted` share (kernel/time/wakeups.c). */
+uint64_t arch_halt_cycles(void);
+
 /* This CPU's index: 0 is the boot CPU (the kernel's struct cpu index; in
  * the host tests, what the thread set in host_cpu_id). */
 unsigned arch_this_cpu_id(void);

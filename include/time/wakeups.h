@@ -32,8 +32,15 @@ struct wakeup_cause {
 
 struct wakeup_stats {
 	uint64_t since_ns;                  /* last reset */
-	uint64_t wakeups, idle_ns, max_sleep_ns;
-	uint64_t window_max_sleep_ns;       /* since wakeups_window_start() */
+	/* idle_ns: from each idle entry's clock read (tick_idle_enter) to its
+	 * exit's (tick_idle_exit): the sleep decision, the halt, and the
+	 * interrupt that ended it.  halted_ns: the halts alone, from just
+	 * before `hlt` to the first interrupt's entry (arch_halt_cycles),
+	 * counted in cycles and filled in by the snapshot as that share of
+	 * idle_ns; with no cycle counter, idle_ns itself. */
+	uint64_t wakeups, idle_ns, halted_ns, max_sleep_ns;
+	uint64_t idle_cycles, halted_cycles;
+	uint64_t window_max_sleep_ns;       /* since wakeups_window_start(), of that time only */
 	unsigned asleep;                    /* in a snapshot: CPUs asleep at its `now` */
 	uint64_t skips_by_limit[TICK_LIMIT_COUNT];   /* what chose each skip's length */
 	struct wakeup_cause causes[WAKEUP_CAUSES_MAX];
@@ -46,9 +53,11 @@ struct wakeup_stats {
 struct wakeup_cpu {
 	spinlock_t lock;
 	struct wakeup_stats stats;
+	uint64_t window_start_ns;           /* wakeups_window_start()'s `now` */
 	struct {
 		bool active;
 		uint64_t enter_ns;
+		uint64_t enter_cycles;          /* arch_cycles() at the entry; 0: none */
 		bool tick_fired;
 		bool have_irq;
 		unsigned first_vector;
@@ -70,8 +79,8 @@ void wakeups_idle_exit(uint64_t now);
 bool wakeups_idle_abandon(void);
 
 /* Restart every CPU's longest-sleep measurement of a window (the `idle`
- * command). */
-void wakeups_window_start(void);
+ * command) at `now`: a sleep already going on counts from `now`. */
+void wakeups_window_start(uint64_t now);
 
 /* Every CPU starts counting afresh at `now`. */
 void wakeups_reset(uint64_t now);

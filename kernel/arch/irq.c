@@ -125,7 +125,10 @@ void irq_dispatch(struct trapframe *tf)
 		spurious[v - VEC_IRQ_BASE]++;
 		return;
 	}
-	this_cpu()->irqs[v]++;          /* per CPU: no two CPUs write one counter */
+	struct cpu *c = this_cpu();
+	c->irqs[v]++;                   /* per CPU: no two CPUs write one counter */
+	if (c->state == CPU_IDLE && !c->halt_end)
+		c->halt_end = tsc_or_zero();    /* the halt ends here (kernel/idle.c) */
 	tick_irq_enter(v);              /* this CPU's tick (each CPU has its own) */
 	path_stamp(PATH_IRQ_ENTER);
 	if (d->handler)

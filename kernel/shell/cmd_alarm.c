@@ -210,7 +210,7 @@ static void cost_mark(uint64_t *w, uint64_t *idle, uint64_t now)
 	static struct wakeup_stats s;
 	wakeups_snapshot(this_cpu()->index, now, &s);
 	*w = s.wakeups;
-	*idle = s.idle_ns;
+	*idle = s.halted_ns;
 }
 
 int cmd_alarm(int argc, char **argv)

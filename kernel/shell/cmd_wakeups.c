@@ -34,14 +34,14 @@ static void print_rate(uint64_t count, uint64_t ns)    /* "2.75" per second */
 	kprintf("%s", fmt_fixed(num, sizeof(num), wakeups_rate_centi(count, ns), 2));
 }
 
-/* "N (R/s), halted P%" for `count` wakeups and `idle_ns` halted over
+/* "N (R/s), halted P%" for `count` wakeups and `halted_ns` halted over
  * `cpus` CPUs in span_ns. */
-static void print_count_rate_halted(uint64_t count, uint64_t idle_ns, uint64_t span_ns,
+static void print_count_rate_halted(uint64_t count, uint64_t halted_ns, uint64_t span_ns,
                                     unsigned cpus)
 {
 	kprintf("%llu (", (unsigned long long)count);
 	print_rate(count, span_ns);
-	kprintf("/s), halted %llu%%", (unsigned long long)(span_ns ? idle_ns * 100 / span_ns / cpus : 0));
+	kprintf("/s), halted %llu%%", (unsigned long long)(span_ns ? halted_ns * 100 / span_ns / cpus : 0));
 }
 
 /* "irq 0x24 (uart)", "timer: every", "tick" */
@@ -81,7 +81,7 @@ int cmd_wakeups(int argc, char **argv)
 	uint64_t span = now - s.since_ns;
 	char secs[FMT_FIXED_SIZE];
 	kprintf("wakeups in the last %s s: ", fmt_fixed(secs, sizeof(secs), span / NSEC_PER_MSEC, 3));
-	print_count_rate_halted(s.wakeups, s.idle_ns, span, ncpus);
+	print_count_rate_halted(s.wakeups, s.halted_ns, span, ncpus);
 	if (one != WAKEUPS_ALL_CPUS)
 		kprintf(" (CPU %u)", one);
 	else if (ncpus > 1)
@@ -108,7 +108,7 @@ int cmd_wakeups(int argc, char **argv)
 	for (unsigned cpu = 0; ncpus > 1 && cpu < cpus_online; cpu++) {
 		const struct wakeup_stats *per = &each[cpu];
 		kprintf("cpu %u: ", cpu);
-		print_count_rate_halted(per->wakeups, per->idle_ns, now - per->since_ns, 1);
+		print_count_rate_halted(per->wakeups, per->halted_ns, now - per->since_ns, 1);
 		if (per->ncauses) {
 			kprintf(", most often ");
 			print_cause(&per->causes[0]);
@@ -120,33 +120,45 @@ int cmd_wakeups(int argc, char **argv)
 
 /* ---------------------------------------------------------- idle */
 
-/* Each CPU's wakeups, halted time and longest sleep in the window, and
- * whether it is asleep (a sleep not yet ended, counted so far). */
-struct idle_mark { uint64_t wakeups, idle_ns, max_sleep_ns; unsigned asleep; };
+/* Each CPU's wakeups, idle and halted time (include/time/wakeups.h) and
+ * longest sleep in the window, and whether it is asleep (a sleep not yet
+ * ended, counted so far). */
+struct idle_mark { uint64_t wakeups, idle_ns, halted_ns, max_sleep_ns; unsigned asleep; };
 
 static void idle_mark(struct idle_mark *m, uint64_t now)
 {
 	static struct wakeup_stats s;
 	for (unsigned cpu = 0; cpu < cpus_online; cpu++) {
 		wakeups_snapshot(cpu, now, &s);
-		m[cpu] = (struct idle_mark){ s.wakeups, s.idle_ns, s.window_max_sleep_ns, s.asleep };
+		m[cpu] = (struct idle_mark){ s.wakeups, s.idle_ns, s.halted_ns, s.window_max_sleep_ns, s.asleep };
 	}
 }
 
+/* What happened between two marks: the wakeups and times summed over
+ * CPUs, the longest sleep and the CPUs asleep at the second. */
+static void idle_delta(struct idle_mark *d, const struct idle_mark *a, const struct idle_mark *b)
+{
+	d->wakeups += b->wakeups - a->wakeups;
+	d->idle_ns += b->idle_ns - a->idle_ns;
+	d->halted_ns += b->halted_ns - a->halted_ns;
+	d->max_sleep_ns = MAX(d->max_sleep_ns, b->max_sleep_ns);
+	d->asleep += b->asleep;
+}
+
 /* "W wakeups (R/s), mean sleep M ms, max sleep X ms, halted H%".  The
- * sleeps are the W that ended and the `asleep` still going on. */
-static void print_idle(uint64_t w, unsigned asleep, uint64_t idle, uint64_t max_sleep,
-                       uint64_t span, unsigned cpus)
+ * sleeps are the W that ended and the `asleep` still going on; a sleep
+ * is idle entry to idle exit, halted only the halts (wakeups.h). */
+static void print_idle(const struct idle_mark *d, uint64_t span, unsigned cpus)
 {
 	char num[FMT_FIXED_SIZE];
-	uint64_t sleeps = w + asleep;
-	kprintf("%llu wakeups (", (unsigned long long)w);
-	print_rate(w, span);
+	uint64_t sleeps = d->wakeups + d->asleep;
+	kprintf("%llu wakeups (", (unsigned long long)d->wakeups);
+	print_rate(d->wakeups, span);
 	kprintf("/s), mean sleep ");
-	print_ms_1(sleeps ? idle / sleeps : 0);
+	print_ms_1(sleeps ? d->idle_ns / sleeps : 0);
 	kprintf(" ms, max sleep ");
-	print_ms_1(max_sleep);
-	uint64_t halted = span ? idle * 10000 / span / cpus : 0;      /* basis points */
+	print_ms_1(d->max_sleep_ns);
+	uint64_t halted = span ? d->halted_ns * 10000 / span / cpus : 0;      /* basis points */
 	kprintf(" ms, halted %s%%\n", fmt_fixed(num, sizeof(num), halted, 2));
 }
 
@@ -158,8 +170,8 @@ int cmd_idle(int argc, char **argv)
 	if (argc != 2 || parse_u32(argv[1], 1, IDLE_MAX_S, &secs) != 0)
 		return SHELL_USAGE;
 	static struct idle_mark before[NR_CPUS], after[NR_CPUS];
-	wakeups_window_start();
 	uint64_t t0 = ktime_get_ns();
+	wakeups_window_start(t0);
 	idle_mark(before, t0);
 
 	int rc = wait_ns((uint64_t)secs * NSEC_PER_SEC);
@@ -170,21 +182,17 @@ int cmd_idle(int argc, char **argv)
 
 	uint64_t t1 = ktime_get_ns(), span = t1 - t0;
 	idle_mark(after, t1);
-	uint64_t w = 0, idle = 0, max_sleep = 0;
-	unsigned asleep = 0;
-	for (unsigned cpu = 0; cpu < cpus_online; cpu++) {
-		asleep += after[cpu].asleep;
-		w += after[cpu].wakeups - before[cpu].wakeups;
-		idle += after[cpu].idle_ns - before[cpu].idle_ns;
-		max_sleep = MAX(max_sleep, after[cpu].max_sleep_ns);
-	}
+	struct idle_mark all = { 0 };
+	for (unsigned cpu = 0; cpu < cpus_online; cpu++)
+		idle_delta(&all, &before[cpu], &after[cpu]);
 	char num[FMT_FIXED_SIZE];
 	kprintf("idle %s s: ", fmt_fixed(num, sizeof(num), span / NSEC_PER_MSEC, 3));
-	print_idle(w, asleep, idle, max_sleep, span, cpus_online);
+	print_idle(&all, span, cpus_online);
 	for (unsigned cpu = 0; cpus_online > 1 && cpu < cpus_online; cpu++) {
+		struct idle_mark one = { 0 };
+		idle_delta(&one, &before[cpu], &after[cpu]);
 		kprintf("cpu %u: ", cpu);
-		print_idle(after[cpu].wakeups - before[cpu].wakeups, after[cpu].asleep,
-		           after[cpu].idle_ns - before[cpu].idle_ns, after[cpu].max_sleep_ns, span, 1);
+		print_idle(&one, span, 1);
 	}
 	return rc;
 }
@@ -207,16 +215,16 @@ int cmd_power(int argc, char **argv)
 			kprintf("error: power: wait_ns returned %d\n", rc);
 		return rc;
 	}
-	uint64_t t1 = ktime_get_ns(), span = t1 - t0, w = 0, idle = 0;
+	uint64_t t1 = ktime_get_ns(), span = t1 - t0;
 	idle_mark(after, t1);
-	for (unsigned cpu = 0; cpu < cpus_online; cpu++) {
-		w += after[cpu].wakeups - before[cpu].wakeups;
-		idle += after[cpu].idle_ns - before[cpu].idle_ns;
-	}
+	struct idle_mark all = { 0 };
+	for (unsigned cpu = 0; cpu < cpus_online; cpu++)
+		idle_delta(&all, &before[cpu], &after[cpu]);
+	uint64_t w = all.wakeups, halted = all.halted_ns;
 	/* Per CPU: the laptop had one.  Wakeups a second in thousandths,
 	 * the busy share in basis points. */
 	uint64_t w_milli = w * NSEC_PER_SEC * 1000 / span / cpus_online;
-	uint64_t halted_bp = MIN(idle * 10000 / span / cpus_online, 10000);
+	uint64_t halted_bp = MIN(halted * 10000 / span / cpus_online, 10000);
 	char a[FMT_FIXED_SIZE], b[FMT_FIXED_SIZE], c[FMT_FIXED_SIZE];
 	kprintf("power: a model of the laptop in LWN's \"How fast should HZ be?\" (2005), not a measurement\n");
 	kprintf("power: calibrated on its idle power: %s W at HZ=%u, ", fmt_fixed(a, sizeof(a), POWER_AT_HZ100_UW / 10000, 2),

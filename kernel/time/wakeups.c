@@ -30,12 +30,13 @@ static const char *const kind_names[] = {
 
 const char *wakeup_kind_name(enum wakeup_kind kind) { return kind_names[kind]; }
 
-void wakeups_window_start(void)
+void wakeups_window_start(uint64_t now)
 {
 	for (unsigned cpu = 0; cpu < arch_nr_cpus(); cpu++) {
 		struct wakeup_cpu *w = time_wakeups_of(cpu);
 		unsigned long f = spin_lock_irqsave(&w->lock);
 		w->stats.window_max_sleep_ns = 0;
+		w->window_start_ns = now;
 		spin_unlock_irqrestore(&w->lock, f);
 	}
 }
@@ -61,6 +62,7 @@ void wakeups_idle_enter(uint64_t now)
 	spin_lock(&w->lock);
 	w->cur.active = true;
 	w->cur.enter_ns = now;
+	w->cur.enter_cycles = arch_cycles();
 	w->cur.tick_fired = w->cur.have_irq = w->cur.skipping = false;
 	w->cur.name = NULL;
 	spin_unlock(&w->lock);
@@ -153,6 +155,12 @@ void wakeups_idle_exit(uint64_t now)
 	w->cur.active = false;
 	uint64_t slept = now > w->cur.enter_ns ? now - w->cur.enter_ns : 0;
 	s->idle_ns += slept;
+	uint64_t halt = arch_halt_cycles();
+	if (w->cur.enter_cycles) {
+		uint64_t cycles = arch_cycles() - w->cur.enter_cycles;
+		s->idle_cycles += cycles;
+		s->halted_cycles += MIN(halt, cycles);
+	}
 	if (!w->cur.tick_fired && !w->cur.have_irq) {
 		spin_unlock(&w->lock);
 		return;                 /* woke for no interrupt (one was pending) */
@@ -160,8 +168,9 @@ void wakeups_idle_exit(uint64_t now)
 	s->wakeups++;
 	if (slept > s->max_sleep_ns)
 		s->max_sleep_ns = slept;
-	if (slept > s->window_max_sleep_ns)
-		s->window_max_sleep_ns = slept;
+	uint64_t from = MAX(w->cur.enter_ns, w->window_start_ns);
+	if (now > from && now - from > s->window_max_sleep_ns)
+		s->window_max_sleep_ns = now - from;        /* the window's part of it */
 	enum wakeup_kind kind;
 	const char *name = NULL;
 	if (w->cur.tick_fired && w->cur.skipping) {
@@ -222,6 +231,7 @@ static void add_stats(struct wakeup_stats *sum, const struct wakeup_stats *s)
 {
 	sum->wakeups += s->wakeups;
 	sum->idle_ns += s->idle_ns;
+	sum->halted_ns += s->halted_ns;
 	sum->other += s->other;
 	sum->abandoned += s->abandoned;
 	sum->asleep += s->asleep;
@@ -256,11 +266,17 @@ static void copy_cpu(unsigned cpu, uint64_t now, struct wakeup_stats *out)
 	struct wakeup_cpu *w = time_wakeups_of(cpu);
 	unsigned long f = spin_lock_irqsave(&w->lock);
 	*out = w->stats;
+	/* The halts' share of the idle time, by the cycle counter. */
+	out->halted_ns = out->idle_cycles ?
+		mul_div_u64(out->idle_ns, out->halted_cycles, out->idle_cycles) : out->idle_ns;
 	if (w->cur.active && now > w->cur.enter_ns) {
 		uint64_t so_far = now - w->cur.enter_ns;
 		out->idle_ns += so_far;
+		out->halted_ns += so_far;       /* asleep now: halted, as far as anyone can see */
 		out->max_sleep_ns = MAX(out->max_sleep_ns, so_far);
-		out->window_max_sleep_ns = MAX(out->window_max_sleep_ns, so_far);
+		uint64_t from = MAX(w->cur.enter_ns, w->window_start_ns);
+		if (now > from)
+			out->window_max_sleep_ns = MAX(out->window_max_sleep_ns, now - from);
 		out->asleep = 1;
 	}
 	spin_unlock_irqrestore(&w->lock, f);

@@ -50,6 +50,9 @@ static void host_cpu_check(unsigned cpu)
 /* arch_cycles: a test sets the counter each stamp reads. */
 uint64_t host_cycles;
 uint64_t arch_cycles(void) { return host_cycles; }
+/* arch_halt_cycles: what a test says the last halt lasted (then 0). */
+uint64_t host_halt_cycles;
+uint64_t arch_halt_cycles(void) { uint64_t n = host_halt_cycles; host_halt_cycles = 0; return n; }
 unsigned arch_this_cpu_id(void) { return host_cpu_id; }
 unsigned arch_nr_cpus(void) { return host_nr_cpus; }
 

@@ -15,6 +15,7 @@ extern char host_last_panic[256];       /* the last panic message */
 extern char host_last_kprintf[256];     /* the last line kprintf formatted */
 extern char host_kprintf_log[8192];     /* all of it, until emptied */
 extern uint64_t host_cycles;            /* what arch_cycles() returns */
+extern uint64_t host_halt_cycles;       /* what arch_halt_cycles() returns, once */
 #define HOST_MAX_CPUS 8
 extern unsigned host_nr_cpus;           /* the fake CPUs online (1 unless a test says) */
 extern _Thread_local unsigned host_cpu_id;      /* which one this thread plays */

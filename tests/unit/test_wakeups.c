@@ -180,7 +180,7 @@ static void test_window_max_sleep(void **state)
 	assert_int_equal(boot_stats.window_max_sleep_ns, 5000000);
 
 	/* A new window (the `idle` command) forgets its own maximum only. */
-	wakeups_window_start();
+	wakeups_window_start(0);
 	assert_int_equal(boot_stats.window_max_sleep_ns, 0);
 	sleep_until_tick(20000000, 22000000, TICK_LIMIT_NONE, NULL);
 	assert_int_equal(boot_stats.window_max_sleep_ns, 2000000);
@@ -193,6 +193,58 @@ static void test_window_max_sleep(void **state)
 	sleep_until_tick(200000000, 207000000, TICK_LIMIT_TIMER, "blink");
 	assert_int_equal(boot_stats.window_max_sleep_ns, 7000000);
 	assert_int_equal(boot_stats.max_sleep_ns, 7000000);
+}
+
+/* `halted` is the halts alone: their share of the idle time by the cycle
+ * counter (arch_halt_cycles), not the whole idle path; with no cycle
+ * counter it is the idle time itself. */
+static void test_halted_is_the_halts_share(void **state)
+{
+	(void)state;
+	static struct wakeup_stats snap;
+	/* 10 ms idle, 1000 cycles from idle entry to exit, 900 of them halted. */
+	host_cycles = 5000;
+	wakeups_idle_enter(0);
+	wakeups_note_irq(VEC_TICK);
+	wakeups_note_tick_event();
+	host_cycles = 6000;
+	host_halt_cycles = 900;
+	wakeups_idle_exit(10000000);
+	wakeups_snapshot(0, 10000000, &snap);
+	assert_int_equal(snap.idle_ns, 10000000);
+	assert_int_equal(snap.halted_ns, 9000000);
+	/* A halt longer than the stretch it sits in (clock trouble) is capped. */
+	host_cycles = 7000;
+	wakeups_idle_enter(20000000);
+	wakeups_note_irq(VEC_UART);
+	host_cycles = 7100;
+	host_halt_cycles = 5000;
+	wakeups_idle_exit(21000000);
+	wakeups_snapshot(0, 21000000, &snap);
+	assert_int_equal(snap.halted_ns, 10000000);      /* 11 ms x 1000 / 1100 cycles */
+	/* No cycle counter: idle time is all there is to go by. */
+	wakeups_reset(30000000);
+	host_cycles = 0;
+	sleep_until_irq(30000000, 34000000, VEC_UART);
+	wakeups_snapshot(0, 34000000, &snap);
+	assert_int_equal(snap.halted_ns, 4000000);
+}
+
+/* A window begun while a CPU sleeps counts only its own part of that
+ * sleep as the window's longest (the `idle` command's max sleep). */
+static void test_window_counts_from_its_start(void **state)
+{
+	(void)state;
+	static struct wakeup_stats snap;
+	wakeups_idle_enter(0);
+	wakeups_window_start(8000000);          /* 8 ms into the sleep */
+	wakeups_snapshot(0, 9000000, &snap);
+	assert_int_equal(snap.window_max_sleep_ns, 1000000);
+	assert_int_equal(snap.max_sleep_ns, 9000000);
+	wakeups_note_irq(VEC_UART);
+	wakeups_idle_exit(10000000);
+	assert_int_equal(boot_stats.window_max_sleep_ns, 2000000);
+	assert_int_equal(boot_stats.max_sleep_ns, 10000000);
 }
 
 /* kernel/idle.c lets pending interrupts in between tick_idle_enter and
@@ -250,7 +302,7 @@ static void test_reset_forgets_everything(void **state)
 		sleep_until_tick(0, 1000 + i, TICK_LIMIT_TIMER, names[i]);
 	}
 	sleep_until_tick(0, 1000, TICK_LIMIT_WRAP, NULL);
-	wakeups_window_start();
+	wakeups_window_start(0);
 	sleep_until_irq(0, 500, VEC_UART);
 	assert_int_not_equal(boot_stats.other, 0);
 
@@ -526,6 +578,8 @@ int main(void)
 		cmocka_unit_test_setup(test_idle_time_and_wakeups, fresh),
 		cmocka_unit_test_setup(test_each_wakeup_charged_to_one_cause, fresh),
 		cmocka_unit_test_setup(test_window_max_sleep, fresh),
+		cmocka_unit_test_setup(test_halted_is_the_halts_share, fresh),
+		cmocka_unit_test_setup(test_window_counts_from_its_start, fresh),
 		cmocka_unit_test_setup(test_abandoned_sleep_is_no_wakeup, fresh),
 		cmocka_unit_test_setup(test_reset_forgets_everything, fresh),
 		cmocka_unit_test_setup(test_causes_table_overflows_into_other, fresh),
