@@ -33,8 +33,18 @@ struct shell_command {
 extern const struct shell_command shell_commands[];
 extern const unsigned shell_command_count;
 
+/* The table's entry named `name`, or NULL. */
+const struct shell_command *shell_find_command(const char *name);
 /* Run one line as if typed: split it into words and call its command. */
 void shell_execute(char *line);
+
+/* A handler's error line for a -errno it has no better words for, naming
+ * the code, never its number: "error: WHAT: ENOSYS (not implemented)" (a
+ * lab's stub).  Nothing for 0 or -EINTR (the shell says ^C).  Returns rc. */
+int shell_error(const char *what, int rc);
+/* The same after sleep_ns() failed, where -ENOSPC means no free hrtimer
+ * slot, and says so. */
+int shell_sleep_error(const char *what, int rc);
 __noreturn void shell_run(void);
 
 #endif

@@ -194,8 +194,7 @@ static int inject_tsc(bool step, int64_t amount)
 	              : inject_clocksource_skew(tsc, (int32_t)amount);
 	if (rc) {
 		witness_cancel();
-		kprintf("error: could not bend the tsc (%d)\n", rc);
-		return rc;
+		return shell_error("could not bend the tsc", rc);
 	}
 	if (step)
 		kprintf("inject: tsc stepped %+lld ms\n", (long long)amount);

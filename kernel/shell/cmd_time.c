@@ -216,10 +216,7 @@ int cmd_sleep(int argc, char **argv)
 	uint32_t ms;
 	if (argc != 2 || parse_u32(argv[1], 0, SLEEP_MAX_MS, &ms) != 0)
 		return SHELL_USAGE;
-	int rc = sleep_ns((uint64_t)ms * NSEC_PER_MSEC);
-	if (rc == -ENOSPC)
-		kprintf("error: no free hrtimer slot\n");
-	return rc;
+	return shell_sleep_error("sleep", sleep_ns((uint64_t)ms * NSEC_PER_MSEC));
 }
 
 /* ---------------------------------------------------------- busy */

@@ -350,8 +350,9 @@ int cmd_timerload(int argc, char **argv)
 	uint64_t t1 = ktime_get_ns(), span = t1 - t0;
 	wakeups_snapshot(a.cpu, t1, &after);
 	if (rc != 0) {
-		kprintf(rc == -EINTR ? "timerload: interrupted\n" : "error: no free hrtimer slot\n");
-		return rc;
+		if (rc == -EINTR)
+			kprintf("timerload: interrupted\n");
+		return shell_sleep_error("timerload", rc);
 	}
 	unsigned recorded = load.n < TIMERLOAD_MAX_EXPIRIES ? load.n : TIMERLOAD_MAX_EXPIRIES;
 	static struct load_result r;

@@ -163,10 +163,8 @@ int cmd_idle(int argc, char **argv)
 	idle_mark(before, t0);
 
 	int rc = sleep_ns((uint64_t)secs * NSEC_PER_SEC);
-	if (rc == -ENOSPC) {
-		kprintf("error: no free hrtimer slot\n");
-		return rc;
-	}
+	if (rc < 0 && rc != -EINTR)         /* Ctrl-C: the window so far */
+		return shell_sleep_error("idle", rc);
 
 	uint64_t t1 = ktime_get_ns(), span = t1 - t0;
 	idle_mark(after, t1);
@@ -202,11 +200,8 @@ int cmd_power(int argc, char **argv)
 	uint64_t t0 = ktime_get_ns();
 	idle_mark(before, t0);
 	int rc = sleep_ns((uint64_t)secs * NSEC_PER_SEC);
-	if (rc < 0) {
-		if (rc != -EINTR)
-			kprintf("error: power: sleep_ns returned %d\n", rc);
-		return rc;
-	}
+	if (rc < 0)
+		return shell_sleep_error("power", rc);
 	uint64_t t1 = ktime_get_ns(), span = t1 - t0, w = 0, idle = 0;
 	idle_mark(after, t1);
 	for (unsigned cpu = 0; cpu < cpus_online; cpu++) {
@@ -227,10 +222,8 @@ int cmd_power(int argc, char **argv)
 	        fmt_fixed(a, sizeof(a), span / NSEC_PER_MSEC, 3), fmt_fixed(b, sizeof(b), w_milli / 10, 2),
 	        fmt_fixed(c, sizeof(c), halted_bp, 2));
 	int64_t uw = power_estimate_uw(w_milli, (uint32_t)(10000 - halted_bp));
-	if (uw < 0) {
-		kprintf("error: power: no estimate (%d)\n", (int)uw);
-		return (int)uw;
-	}
+	if (uw < 0)
+		return shell_error("power: no estimate", (int)uw);
 	/* The two parts, so a student sees which one moved.  (Under QEMU a
 	 * tick's own handling shows as busy time, far longer than on the
 	 * 2005 laptop, whose measured points already paid for it.) */

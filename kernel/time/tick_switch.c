@@ -128,9 +128,9 @@ int tick_switch_to(struct tick_cpu *tc, struct clock_event_device *dev, enum tic
 		tick_changed();
 	arch_irq_restore(f);
 	if (ret != 0)
-		kprintf("error: %s refused the %s tick (error %d): the tick stays %s on %s\n",
-		        dev->name, tick_mode_name(mode), ret, tick_mode_name(tc->mode),
-		        tc->dev ? tc->dev->name : "(none)");
+		kprintf("error: %s refused the %s tick (%s, %s): the tick stays %s on %s\n",
+		        dev->name, tick_mode_name(mode), errno_name(ret), errno_text(ret),
+		        tick_mode_name(tc->mode), tc->dev ? tc->dev->name : "(none)");
 	return ret;
 }
 
