@@ -50,8 +50,10 @@ int cmd_timeron(int argc, char **argv);
 int cmd_stress(int argc, char **argv);
 
 /* kernel/shell/cmd_timerload.c */
-int cmd_slack(int argc, char **argv);
 int cmd_timerload(int argc, char **argv);
+
+/* kernel/shell/cmd_slack.c */
+int cmd_slack(int argc, char **argv);
 
 /* kernel/shell/cmd_alarm.c */
 int cmd_alarm(int argc, char **argv);

@@ -1,5 +1,6 @@
-/* kernel/shell/cmd_timerload.c — `slack` and `timerload`: how many wakeups
- * a set of armed timers costs, against the fewest that could serve them.
+/* kernel/shell/cmd_timerload.c — `timerload`: how many wakeups a set of
+ * armed timers costs, against the fewest that could serve them (`slack`,
+ * which sets the default window, is next door in cmd_slack.c).
  *
  * timerload arms N periodic hrtimers on this CPU, periods drawn uniformly
  * from [MIN_MS, MAX_MS] by a seeded xorshift32 (the same seed gives the
@@ -358,43 +359,5 @@ int cmd_timerload(int argc, char **argv)
 	static struct load_result r;
 	judge(recorded, allowance, &r);
 	load_report(&a, &r, optimum_wakeups(load.win, recorded), &before, &after, span, unit_ns);
-	return 0;
-}
-
-/* slack [exact|PERCENT|default|piggyback on|off] */
-int cmd_slack(int argc, char **argv)
-{
-	if (argc == 1) {
-		kprintf("slack: default ");
-		print_class(timer_slack_percent ? TIMER_CLASS_PERCENT : TIMER_CLASS_EXACT, timer_slack_percent);
-		kprintf(" (at boot ");
-		print_class(timer_slack_boot_percent ? TIMER_CLASS_PERCENT : TIMER_CLASS_EXACT,
-		            timer_slack_boot_percent);
-		kprintf("), piggyback %s\n", timer_piggyback ? "on" : "off");
-		return 0;
-	}
-	if (argc == 3 && strcmp(argv[1], "piggyback") == 0) {
-		if (strcmp(argv[2], "on") == 0)
-			timer_piggyback = true;
-		else if (strcmp(argv[2], "off") == 0)
-			timer_piggyback = false;
-		else
-			return SHELL_USAGE;
-		kprintf("slack: piggyback %s\n", argv[2]);
-		return 0;
-	}
-	if (argc != 2)
-		return SHELL_USAGE;
-	enum timer_class c;
-	unsigned pct;
-	if (strcmp(argv[1], "default") == 0)
-		pct = timer_slack_boot_percent;
-	else if (timer_class_parse(argv[1], &c, &pct) != 0 ||
-	         (c != TIMER_CLASS_EXACT && c != TIMER_CLASS_PERCENT))
-		return SHELL_USAGE;
-	timer_slack_percent = pct;
-	kprintf("slack: default ");
-	print_class(pct ? TIMER_CLASS_PERCENT : TIMER_CLASS_EXACT, pct);
-	kprintf(" for timers armed from now on\n");
 	return 0;
 }

@@ -56,14 +56,30 @@ static void print_cause(const struct wakeup_cause *c)
 	}
 }
 
+/* wakeups reset: every CPU counts afresh.  One line: the count read back
+ * after the reset (0, unless a wakeup came meanwhile) and since when, and
+ * what it was before. */
+static int wakeups_reset_and_say(void)
+{
+	static struct wakeup_stats before, after, each[NR_CPUS];
+	uint64_t now = ktime_get_ns();
+	wakeups_snapshot_each(now, &before, each);
+	wakeups_reset(now);
+	wakeups_snapshot_each(ktime_get_ns(), &after, each);
+	char at[FMT_FIXED_SIZE], span[FMT_FIXED_SIZE];
+	kprintf("wakeups: %llu since the reset at %s s of uptime (was %llu in %s s)\n",
+	        (unsigned long long)after.wakeups, fmt_fixed(at, sizeof(at), after.since_ns / NSEC_PER_MSEC, 3),
+	        (unsigned long long)before.wakeups,
+	        fmt_fixed(span, sizeof(span), (now - before.since_ns) / NSEC_PER_MSEC, 3));
+	return 0;
+}
+
 /* wakeups [reset | CPU]: every CPU's causes summed, then each CPU's count
  * (on several CPUs); or one CPU's causes. */
 int cmd_wakeups(int argc, char **argv)
 {
-	if (argc == 2 && strcmp(argv[1], "reset") == 0) {
-		wakeups_reset(ktime_get_ns());
-		return 0;
-	}
+	if (argc == 2 && strcmp(argv[1], "reset") == 0)
+		return wakeups_reset_and_say();
 	uint32_t one = WAKEUPS_ALL_CPUS;
 	if (argc > 2 || (argc == 2 && parse_u32(argv[1], 0, NR_CPUS - 1, &one) != 0))
 		return SHELL_USAGE;

@@ -152,16 +152,6 @@ bool tick_mode_allowed(enum tick_mode mode, bool verbose)
 	return true;
 }
 
-/* Say in one line when a mode switch has moved the tick to another device. */
-static void announce_move(const struct clock_event_device *old, const struct clock_event_device *dev,
-                          enum tick_mode mode, const char *why)
-{
-	if (!old || old == dev)
-		return;
-	kprintf("tick: %s now on %s, not %s (%s)\n", tick_mode_name(mode), dev->name,
-	        old->name, why);
-}
-
 int tick_set_mode(enum tick_mode mode)
 {
 	struct tick_cpu *tc = this_tick();
@@ -173,11 +163,7 @@ int tick_set_mode(enum tick_mode mode)
 		kprintf("error: no clock event device can run %s\n", tick_mode_name(mode));
 		return -ENODEV;
 	}
-	struct clock_event_device *old = tc->dev;
-	int ret = tick_switch_to(tc, dev, mode);
-	if (ret == 0)
-		announce_move(old, dev, mode, why);
-	return ret;
+	return tick_switch_to(tc, dev, mode);
 }
 
 int tick_set_device(const char *name)
