@@ -14,9 +14,6 @@
 #include "time/timer.h"
 #include "shell/commands.h"
 
-#define EVERY_MAX_MS      3600000u
-#define KEYTIMER_MAX_MS   60000u
-
 /* ---------------------------------------------------------- every */
 
 static struct timer every_timer;

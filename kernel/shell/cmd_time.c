@@ -26,9 +26,6 @@
 #include "time/wakeups.h"
 #include "shell/commands.h"
 
-#define SLEEP_MAX_MS   86400000u        /* one day */
-#define BUSY_MAX_S     3600u
-
 /* "12.345 ms": three decimals in the largest unit that is at least 1. */
 static void print_duration_ns(uint64_t ns)
 {

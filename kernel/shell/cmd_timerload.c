@@ -34,12 +34,8 @@
 #include "kprintf.h"
 #include "kstring.h"
 
-/* Leaves hrtimer slots for the shell's own sleep and the other commands. */
-#define TIMERLOAD_MAX_TIMERS    100
 /* Recorded expiries: 50 timers of 1..5 s for 60 s need about 1,300. */
 #define TIMERLOAD_MAX_EXPIRIES  16384
-#define TIMERLOAD_MAX_MS        3600000u
-#define TIMERLOAD_MAX_S         3600u
 /* "Past hard" means later than hard plus the interrupt latency.  The
  * latency is measured, per wakeup: how long after the programmed deadline
  * the interrupt was taken (tick_cpu's late_ns; under TCG the host can
@@ -212,7 +208,7 @@ static int load_parse(int argc, char **argv, struct load_args *a)
 		return SHELL_USAGE;
 	for (int i = 5; i < argc; i++) {
 		if (strncmp(argv[i], "seed=", 5) == 0) {
-			if (parse_u32(argv[i] + 5, 1, UINT32_MAX, &a->seed) != 0)
+			if (parse_u32(argv[i] + 5, 1, TIMERLOAD_MAX_SEED, &a->seed) != 0)
 				return SHELL_USAGE;
 		} else if (strncmp(argv[i], "cpu=", 4) == 0) {
 			if (parse_u32(argv[i] + 4, 0, cpus_online - 1, &a->cpu) != 0)

@@ -16,8 +16,6 @@
 #include "power_model.h"
 #include "shell/commands.h"
 
-#define IDLE_MAX_S        3600u
-#define POWER_DEFAULT_S   5u
 #define WAKEUPS_ALL_CPUS  (~0u)          /* `wakeups` without a CPU */
 
 static void print_ms_1(uint64_t ns)     /* "3333.3" */
