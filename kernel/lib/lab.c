@@ -72,11 +72,13 @@ static bool lab_due(struct lab_record *r, uint32_t calls)
 	uint32_t (*clock)(void) = __atomic_load_n(&lab_clock, __ATOMIC_ACQUIRE);
 	if (!clock)
 		return calls == LAB_REPORT_CALLS;
-	/* last before now: a clock read before another CPU moved last_ms
-	 * on would look a whole wrap later than it. */
+	/* last before now, so that now is not older than the line another
+	 * CPU printed meanwhile.  The difference is wrap-safe, and signed: a
+	 * clock a little behind (another CPU's TSC, not quite in step) is not
+	 * a whole wrap ahead. */
 	uint32_t last = __atomic_load_n(&r->last_ms, __ATOMIC_ACQUIRE);
 	uint32_t now = clock();
-	return now - last >= LAB_REPORT_MS &&           /* wrap-safe */
+	return (int32_t)(now - last) >= (int32_t)LAB_REPORT_MS &&
 	       __atomic_compare_exchange_n(&r->last_ms, &last, now, false, __ATOMIC_RELAXED,
 	                                   __ATOMIC_RELAXED);
 }

@@ -196,7 +196,7 @@ static const char *check_at_once(int64_t ticks, char *why, unsigned size)
 	uint32_t after = jiffies;
 	if (rc != 0)
 		ksnprintf(why, size, "sleep_ticks(%lld) returned -%s (%s)", (long long)ticks,
-		          errno_name(rc), errno_text(rc));
+		          errno_name(shell_error("alarm", rc)), errno_text(rc));
 	else if (after - before > ALARM_LATE_TICKS)
 		ksnprintf(why, size, "sleep_ticks(%lld) took %u ticks", (long long)ticks, after - before);
 	else if (timer_count() != pending)

@@ -104,6 +104,11 @@ static void test_with_a_clock_one_line_a_second(void **state)
 	assert_string_equal(calls("clock", 1), "lab clock: not implemented (5002 more calls)\n");
 	fake_ms = 9000;
 	assert_string_equal(calls("clock", 1), "lab clock: not implemented (1 more call)\n");
+	/* A clock a little behind (another CPU's) is not a wrap ahead. */
+	fake_ms = 8990;
+	assert_string_equal(calls("clock", 1), "");
+	fake_ms = 10000;
+	assert_string_equal(calls("clock", 1), "lab clock: not implemented (2 more calls)\n");
 }
 
 static void test_the_clock_may_wrap(void **state)
