@@ -183,9 +183,14 @@ def test_a_tick_switch_costs_no_wakeup(boot):
     vm = boot(append=f"tick=periodic run={run.replace(' ', ',')}", icount=4, wait_prompt=False)
     vm.expect("run: done", timeout=60)
     log = re.sub(r"\r*\n+", "\n", vm.log_text())
-    for step in steps:
-        out = log.split(f"lull> {step}\n", 1)[1]
-        assert out.startswith("lull> idle 4\n"), (step, out[:300])      # it printed nothing
+    was = parse.TickState("periodic", int(re.search(r"built with HZ=(\d+)", log).group(1)), "lapic", "tsc")
+    for step, now in zip(steps, [was._replace(mode="tickless"), was._replace(mode="tickless", device="hpet"),
+                                 was._replace(mode="tickless", device="hpet", hz=100),
+                                 was._replace(mode="tickless", hz=100)]):
+        said, out = log.split(f"lull> {step}\n", 1)[1].split("\n", 1)
+        assert re.fullmatch(parse.switch_said(step, was, now), said), (step, said)
+        was = now
+        assert out.startswith("lull> idle 4\n"), (step, out[:300])      # its one line, no more
         m = parse.idle(boot_cpu_idle(out))     # the boot CPU's (make test-smp)
         assert m.wakeups == 1, (step, out[:300])
 
