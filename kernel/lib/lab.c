@@ -5,8 +5,8 @@
  * rate-limited per lab: the first call prints at once, a later one only
  * when LAB_REPORT_MS have passed since the last line, and it says how many
  * calls it stands for.  The host unit tests link this file too (Makefile),
- * where the line goes to stderr and there is no clock: there the limit is
- * a count of calls.
+ * where the line goes to stderr and there is no clock unless a test hands
+ * one: there the limit is a count of calls.
  *
  * Any CPU may call a stub, from any context, so a lab's record is shared
  * without a lock (a lock would be a floor above this one): its name is
@@ -26,10 +26,13 @@
 
 #define LABS_MAX          16            /* more than there are labs */
 
+/* Each lab's record, written by any CPU, each field with an atomic. */
 static struct lab_record {
-	const char *name;       /* NULL: free; claimed once, never released */
-	uint32_t calls;         /* calls since the last line */
-	uint32_t last_ms;       /* when the last line was printed (with a clock) */
+	const char *name;       /* NULL: free; claimed once (compare-and-swap), never released */
+	uint32_t calls;         /* calls since the last line: added to by every caller,
+	                           taken (exchanged for 0) by the one that prints */
+	uint32_t last_ms;       /* when the last line was printed (with a clock):
+	                           moved on by the one that prints (compare-and-swap) */
 } labs[LABS_MAX];
 
 /* Written once at boot (kernel/main.c), read by every CPU: atomic. */
