@@ -213,8 +213,11 @@ UNIT_TESTS := $(patsubst tests/unit/test_%.c,$(UNIT_DIR)/test_%,$(wildcard tests
 # compiled once, and a change to one source (a lab's stub filled in)
 # rebuilds one object and relinks.  (Only objects are linked: a tree built
 # before this rule has .d files that name sources as prerequisites.)
+# Every test links two more: a lab's stub may sit in any source
+# (kernel/lib/lab.c), and any error message may name its code
+# (kernel/lib/errno.c).
 unit_sources = $(shell sed -n 's,^// SOURCES: *,,p' $(1))
-unit_objs = $(patsubst %.c,$(2)/%.o,$(1) $(call unit_sources,$(1)) kernel/lib/lab.c)
+unit_objs = $(patsubst %.c,$(2)/%.o,$(1) $(call unit_sources,$(1)) kernel/lib/lab.c kernel/lib/errno.c)
 UNIT_OBJ := $(UNIT_DIR)/obj
 # Kept, not deleted as intermediates once the tests are linked (.PRECIOUS
 # takes patterns, .SECONDARY does not): the next build relinks from them.

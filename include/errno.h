@@ -1,6 +1,8 @@
 /* include/errno.h — lull's one error vocabulary, shared by every layer so a
  * caller never has to learn a second one.  Functions return 0 on success or
- * one of these, negated; a broken invariant panics instead. */
+ * one of these, negated; a broken invariant panics instead.  A message
+ * names the code, never prints its number: errno_name() and errno_text()
+ * (kernel/lib/errno.c) turn -ENOSYS into "ENOSYS" and "not implemented". */
 #ifndef LULL_ERRNO_H
 #define LULL_ERRNO_H
 
@@ -16,5 +18,11 @@
 #define ETIME   62      /* deadline already passed */
 #define ETIMEDOUT 110   /* no answer in time */
 #define ENOSYS  38      /* not written yet (a lab's stub, include/lab.h) */
+
+/* The name of an error code, either sign ("ENOSYS" for -38 and 38), and
+ * what it means in a few words ("not implemented").  A number that is none
+ * of the codes above is "EUNKNOWN": every layer returns these alone. */
+const char *errno_name(int err);
+const char *errno_text(int err);
 
 #endif

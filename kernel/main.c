@@ -29,6 +29,8 @@
 #include "drivers/timer/rtc.h"
 #include "drivers/timer/tsc.h"
 #include "time/tick.h"
+#include "time/jiffies.h"
+#include "lab.h"
 #include "arch/trap.h"
 #include "version.h"
 #include "arch/x86.h"
@@ -51,6 +53,30 @@ static const void *boot_map(uint32_t phys, uint32_t len)
 }
 
 void kmain(uint32_t magic, uint32_t mbi_addr);
+
+/* The clock a lab's stub counts its one line a second in (include/lab.h):
+ * milliseconds, read without a lock, from the TSC where there is one.  Not
+ * ktime_get_ns: it takes a lock, and a stub may run with the time core's
+ * locks held (the jiffies lab's under jiffies_lock, the wheel lab's under
+ * its wheel's).  Not jiffies where it can be helped: the jiffies lab's
+ * stub is what counts them, and it counts too fast.  Without a TSC (a
+ * 486), jiffies all the same; a change of HZ bends that clock once, at
+ * most one line early or late. */
+static uint64_t lab_tsc_khz;            /* 0: no TSC */
+
+static uint32_t lab_clock_ms(void)
+{
+	if (lab_tsc_khz)
+		return (uint32_t)(arch_cycles() / lab_tsc_khz);
+	return jiffies * ((uint32_t)MSEC_PER_SEC / tick_hz);
+}
+
+static void lab_clock_start(void)
+{
+	const struct clocksource *tsc = clocksource_lookup("tsc");
+	lab_tsc_khz = tsc ? tsc->freq_hz / MSEC_PER_SEC : 0;
+	lab_set_clock(lab_clock_ms);
+}
 
 /* "boot: ready in N ms": lull's own part of the boot, from kmain's first
  * line to the prompt, by the TSC at its calibrated rate (no figure
@@ -110,6 +136,7 @@ void kmain(uint32_t magic, uint32_t mbi_addr)
 	selftest_run_if_requested();    /* boot option selftest: KTAP, then exit */
 	smp_init();                     /* start the other CPUs the MADT lists; they halt */
 	tick_init();                    /* choose the tick device and mode; start ticking */
+	lab_clock_start();              /* a lab's stub: its line at most once a second */
 	watchdog_start();               /* compare the counters on interrupts that come anyway */
 	tsc_refine_later();             /* a timer: measure the TSC again over 1 s */
 	uart_enable_rx_irq();           /* serial input by interrupt */

@@ -128,7 +128,8 @@ struct clocksource *clocksource_first(void);
 struct clocksource *clocksource_lookup(const char *name);
 
 /* Switch timekeeping to NAME without a jump in time.  The choice sticks
- * (it becomes the preferred name) until changed again.
+ * (it becomes the preferred name) until changed again.  Says nothing: the
+ * caller reads clocksource_current() back and says what it is.
  * -ENOENT unknown name, -EINVAL flagged unstable. */
 int clocksource_select_by_name(const char *name);
 

@@ -44,7 +44,7 @@ enum timer_class {
 #define SLACK_NORMAL_CAP_MS       1u
 #define SLACK_BACKGROUND_CAP_MS   100u
 #define SLACK_DEFERRABLE_CAP_MS   1000u
-#define SLACK_PERCENT_MAX         100u
+#define SLACK_PERCENT_MAX         100     /* no suffix: the shell's usage lines spell it */
 
 /* The global default, in percent of Δ (0: exact), and its boot value. */
 extern unsigned timer_slack_percent;

@@ -128,10 +128,16 @@ void tick_work_starts(void);
 /* Pick the tick device and mode (boot options) and start ticking. */
 void tick_init(void);
 
-/* Runtime switches; each prints why when it refuses (-EINVAL / -ENODEV). */
+/* Runtime switches; each prints why when it refuses (-EINVAL / -ENODEV),
+ * and nothing when it does what it was asked: the caller reads the tick
+ * back and says what it is now (the shell's `tick`, `clockevent`, `hz`). */
 int tick_set_mode(enum tick_mode mode);
 int tick_set_device(const char *name);
 int tick_set_hz(unsigned hz);
+/* The device that runs `mode`, and in *why the reason in words (the rule
+ * is written out above its definition in tick_switch.c): a mode switch
+ * goes where it points. */
+struct clock_event_device *tick_choose_device(enum tick_mode mode, const char **why);
 const char *tick_mode_name(enum tick_mode mode);
 int tick_parse_mode(const char *name, enum tick_mode *mode);
 /* Can the current clocksource measure skipped ticks? (the 2005 dyntick

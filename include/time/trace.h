@@ -23,7 +23,8 @@
 #include "wakeups.h"
 
 #define TRACE_MAX_EVENTS      8192
-#define TRACE_MAX_S           10u       /* the longest `trace` accepted */
+#define TRACE_MAX_S           10        /* the longest `trace` accepted (no suffix:
+                                           the shell's usage line spells it) */
 #define TRACE_EVENTS_PER_TICK 3         /* periodic, idle: enter, interrupt, exit */
 #define TRACE_SIZED_FOR_HZ    250       /* the default HZ, as in Linux 2.6.13 */
 _Static_assert(TRACE_MAX_S * TRACE_EVENTS_PER_TICK * TRACE_SIZED_FOR_HZ <= TRACE_MAX_EVENTS,

@@ -195,7 +195,8 @@ static const char *check_at_once(int64_t ticks, char *why, unsigned size)
 	int rc = sleep_ticks(ticks);
 	uint32_t after = jiffies;
 	if (rc != 0)
-		ksnprintf(why, size, "sleep_ticks(%lld) returned %d", (long long)ticks, rc);
+		ksnprintf(why, size, "sleep_ticks(%lld) returned -%s (%s)", (long long)ticks,
+		          errno_name(shell_error("alarm", rc)), errno_text(rc));
 	else if (after - before > ALARM_LATE_TICKS)
 		ksnprintf(why, size, "sleep_ticks(%lld) took %u ticks", (long long)ticks, after - before);
 	else if (timer_count() != pending)
@@ -236,7 +237,7 @@ int cmd_alarm(int argc, char **argv)
 		if (n == -ETIMEDOUT) {
 			failed = "a sleeper never woke (the wait gave up)";
 		} else if (n < 0) {
-			kprintf("error: sleeper_arm returned %d\n", n);
+			shell_error("alarm", n);
 			failed = "a sleeper could not be armed";
 		} else {
 			for (int k = 0; k < n; k++)

@@ -14,9 +14,6 @@
 #include "time/timer.h"
 #include "shell/commands.h"
 
-#define EVERY_MAX_MS      3600000u
-#define KEYTIMER_MAX_MS   60000u
-
 /* ---------------------------------------------------------- every */
 
 static struct timer every_timer;
@@ -28,29 +25,48 @@ static void every_fire(struct timer *t)
 	timer_mod(t, t->expires + ms_to_jiffies(every_ms));
 }
 
+/* "every: 100 ms" or "every: off": whether the timer is pending. */
+static void every_say(void)
+{
+	if (timer_pending(&every_timer))
+		kprintf("every: %u ms", every_ms);
+	else
+		kprintf("every: off");
+}
+
 int cmd_every(int argc, char **argv)
 {
 	uint32_t ms;
 	if (argc == 1) {
-		if (timer_pending(&every_timer))
-			kprintf("every: %u ms\n", every_ms);
-		else
-			kprintf("every: off\n");
+		every_say();
+		kprintf("\n");
 		return 0;
 	}
-	if (argc == 2 && strcmp(argv[1], "off") == 0) {
-		timer_del_sync(&every_timer);
-		return 0;
-	}
-	if (argc != 2 || parse_u32(argv[1], 1, EVERY_MAX_MS, &ms) != 0)
+	bool off = argc == 2 && strcmp(argv[1], "off") == 0;
+	if (!off && (argc != 2 || parse_u32(argv[1], 1, EVERY_MAX_MS, &ms) != 0))
 		return SHELL_USAGE;
-	every_ms = ms;
-	/* Set up once, at the first use: from then on the timer may be
-	 * pending, and re-initialising a pending timer is refused (it would
-	 * link it into the wheel twice).  timer_mod moves a running period. */
-	if (!every_timer.function)
-		timer_init(&every_timer, every_fire, "every");
-	timer_mod(&every_timer, jiffies + ms_to_jiffies(ms));
+	bool was_on = timer_pending(&every_timer);
+	uint32_t was_ms = every_ms;
+	if (off) {
+		timer_del_sync(&every_timer);
+	} else {
+		every_ms = ms;
+		/* Set up once, at the first use: from then on the timer may
+		 * be pending, and re-initialising a pending timer is refused
+		 * (it would link it into the wheel twice).  timer_mod moves a
+		 * running period. */
+		if (!every_timer.function)
+			timer_init(&every_timer, every_fire, "every");
+		timer_mod(&every_timer, jiffies + ms_to_jiffies(ms));
+	}
+	/* Read back, and what it was: a period asked for again restarts. */
+	every_say();
+	if (!was_on)
+		kprintf(off ? " (unchanged)\n" : " (was off)\n");
+	else if (off || was_ms != every_ms)
+		kprintf(" (was %u ms)\n", was_ms);
+	else
+		kprintf(" (restarted)\n");
 	return 0;
 }
 

@@ -33,10 +33,6 @@
 #include "time/timekeeping.h"
 #include "time/watchdog.h"
 
-#define INJECT_MAX_TICKS    1000        /* lost-tick N */
-#define INJECT_MAX_SPURIOUS 10000       /* spurious-tick N */
-#define INJECT_MAX_MS       10000       /* tsc-step, irq-storm, late-wakeup */
-#define INJECT_MAX_PPM      100000      /* tsc-skew: 10% */
 #define WATCHDOG_WAIT_CHECKS 3          /* tsc-step/-skew, stall: checks waited for */
 #define INJECT_HPET_PAST_TICKS 1000u    /* hpet-past: 10 us behind at 100 MHz */
 
@@ -194,8 +190,7 @@ static int inject_tsc(bool step, int64_t amount)
 	              : inject_clocksource_skew(tsc, (int32_t)amount);
 	if (rc) {
 		witness_cancel();
-		kprintf("error: could not bend the tsc (%d)\n", rc);
-		return rc;
+		return shell_error("could not bend the tsc", rc);
 	}
 	if (step)
 		kprintf("inject: tsc stepped %+lld ms\n", (long long)amount);

@@ -18,9 +18,6 @@
 #include "time/timekeeping.h"
 #include "shell/commands.h"
 
-#define LATENCY_MAX_COUNT 1000000u
-#define LATENCY_MIN_US    50u
-#define LATENCY_MAX_US    1000000u
 #define LATENCY_HIST_US   20000u         /* 1 us buckets up to 20 ms */
 #define LATENCY_LOG2_BINS 16u            /* printed: [0,1) us ... [8192,16384), >=16384 */
 _Static_assert((1u << (LATENCY_LOG2_BINS - 2)) <= LATENCY_HIST_US,

@@ -21,8 +21,6 @@
 #include "time/timer.h"
 #include "time/wakeups.h"
 
-#define TIMERON_MAX_MS  60000
-
 /* ---------------------------------------------------------- cpus */
 
 /* One line per CPU.  wakeups: how often an interrupt woke it since the

@@ -28,8 +28,6 @@
 #include "time/timekeeping.h"
 #include "time/timer.h"
 
-#define STRESS_MAX_S    60
-
 /* The timers, shared by every CPU: thousands of wheel timers, and as many
  * hrtimers as one CPU's heap holds beside the shell's own (HRTIMER_MAX is
  * 128 a CPU, and any CPU may end up holding them all). */

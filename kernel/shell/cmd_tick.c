@@ -2,7 +2,9 @@
  * switches the mode (periodic, dyntick, tickless), `dyntick` prints the
  * 2005 dyntick patch's status lines and skip counters (on = dyntick, off =
  * periodic), and `hz` shows or changes the rate at runtime.  The switching
- * itself is kernel/time/tick.c's (tick_set_mode, tick_set_hz). */
+ * itself is kernel/time/tick_switch.c's (tick_set_mode, tick_set_hz); a
+ * switch here ends with one line read back from the tick afterwards: what
+ * it is now, and what it was (or that nothing changed). */
 #include "shell/args.h"
 #include "kprintf.h"
 #include "kstring.h"
@@ -14,17 +16,57 @@
 
 /* ---------------------------------------------------------- tick */
 
+static const char *device_name(const struct clock_event_device *d)
+{
+	return d ? d->name : "(none)";
+}
+
+/* "tick: MODE on DEVICE, HZ=N" and what it was before the switch:
+ *   (unchanged)                the same mode on the same device
+ *   (was MODE)                 another mode, the same device
+ *   (was MODE on DEVICE; NEW: WHY)  the tick moved, and the rule's reason
+ * (tick_choose_device: the switch went where it points). */
+static void tick_say_switched(enum tick_mode was_mode, const struct clock_event_device *was_dev)
+{
+	struct tick_cpu *tc = this_tick();
+	kprintf("tick: %s on %s, HZ=%u ", tick_mode_name(tc->mode), device_name(tc->dev), tc->hz);
+	if (tc->dev == was_dev) {
+		if (tc->mode == was_mode)
+			kprintf("(unchanged)\n");
+		else
+			kprintf("(was %s)\n", tick_mode_name(was_mode));
+		return;
+	}
+	const char *why;
+	kprintf("(was %s on %s", tick_mode_name(was_mode), device_name(was_dev));
+	if (tick_choose_device(tc->mode, &why) == tc->dev)
+		kprintf("; %s: %s", device_name(tc->dev), why);
+	kprintf(")\n");
+}
+
+/* Switch to `mode`; on success, say so in one line. */
+static int tick_switch_and_say(enum tick_mode mode)
+{
+	struct tick_cpu *tc = this_tick();
+	enum tick_mode was_mode = tc->mode;
+	const struct clock_event_device *was_dev = tc->dev;
+	int rc = tick_set_mode(mode);          /* says why when it refuses */
+	if (rc == 0)
+		tick_say_switched(was_mode, was_dev);
+	return rc;
+}
+
 int cmd_tick(int argc, char **argv)
 {
 	enum tick_mode mode;
 	struct tick_cpu *tc = this_tick();
 	if (argc == 1) {
-		kprintf("tick: %s on %s, HZ=%u\n", tick_mode_name(tc->mode), tc->dev->name, tc->hz);
+		kprintf("tick: %s on %s, HZ=%u\n", tick_mode_name(tc->mode), device_name(tc->dev), tc->hz);
 		return 0;
 	}
 	if (argc != 2 || tick_parse_mode(argv[1], &mode) != 0)
 		return SHELL_USAGE;
-	return tick_set_mode(mode);
+	return tick_switch_and_say(mode);
 }
 
 /* ---------------------------------------------------------- dyntick */
@@ -33,9 +75,9 @@ int cmd_dyntick(int argc, char **argv)
 {
 	struct tick_cpu *tc = this_tick();
 	if (argc == 2 && strcmp(argv[1], "on") == 0)
-		return tick_set_mode(TICK_MODE_DYNTICK);
+		return tick_switch_and_say(TICK_MODE_DYNTICK);
 	if (argc == 2 && strcmp(argv[1], "off") == 0)
-		return tick_set_mode(TICK_MODE_PERIODIC);
+		return tick_switch_and_say(TICK_MODE_PERIODIC);
 	if (argc != 1)
 		return SHELL_USAGE;
 	/* The 2005 dyntick patch's sysfs file, line for line. */
@@ -52,14 +94,33 @@ int cmd_dyntick(int argc, char **argv)
 
 /* ---------------------------------------------------------- hz */
 
+/* "HZ=N (tick every P us)", read back from the tick, and after a change
+ * what it was: "; was HZ=M" or "; unchanged". */
+static void hz_say(unsigned was_hz, bool changing)
+{
+	struct tick_cpu *tc = this_tick();
+	kprintf("HZ=%u (tick every %llu us", tc->hz, (unsigned long long)(tc->period_ns / NSEC_PER_USEC));
+	if (!changing)
+		kprintf(")\n");
+	else if (tc->hz == was_hz)
+		kprintf("; unchanged)\n");
+	else
+		kprintf("; was HZ=%u)\n", was_hz);
+}
+
 int cmd_hz(int argc, char **argv)
 {
 	uint32_t hz;
+	unsigned was_hz = this_tick()->hz;
 	if (argc == 1) {
-		kprintf("HZ=%u (tick every %u us)\n", tick_hz, 1000000u / tick_hz);
+		hz_say(was_hz, false);
 		return 0;
 	}
-	if (argc != 2 || parse_u32(argv[1], 1, 100000, &hz) != 0 || !hz_is_valid(hz))
+	/* Any number is read; only the rates of hz_is_valid are taken. */
+	if (argc != 2 || parse_u32(argv[1], 0, UINT32_MAX, &hz) != 0 || !hz_is_valid(hz))
 		return SHELL_USAGE;
-	return tick_set_hz(hz);
+	int rc = tick_set_hz(hz);
+	if (rc == 0)
+		hz_say(was_hz, true);
+	return shell_error("hz", rc);
 }

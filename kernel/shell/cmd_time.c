@@ -26,9 +26,6 @@
 #include "time/wakeups.h"
 #include "shell/commands.h"
 
-#define SLEEP_MAX_MS   86400000u        /* one day */
-#define BUSY_MAX_S     3600u
-
 /* "12.345 ms": three decimals in the largest unit that is at least 1. */
 static void print_duration_ns(uint64_t ns)
 {
@@ -71,10 +68,17 @@ int cmd_clocksource(int argc, char **argv)
 			        "switched to at runtime\n", cs->name);
 			return -EINVAL;
 		}
+		struct clocksource *was = clocksource_current();
 		if (clocksource_select_by_name(cs->name) != 0) {
 			kprintf("error: clocksource '%s' is unusable (marked unstable)\n", cs->name);
 			return -EINVAL;
 		}
+		/* Read back: the pick is the time core's (clocksource.c). */
+		struct clocksource *now = clocksource_current();
+		if (now == was)
+			kprintf("clocksource: timekeeping on %s (unchanged)\n", now->name);
+		else
+			kprintf("clocksource: timekeeping on %s (was %s)\n", now->name, was->name);
 		return 0;
 	}
 	struct clocksource *cur = clocksource_current();
@@ -107,9 +111,16 @@ int cmd_clockevent(int argc, char **argv)
 {
 	if (argc > 2)
 		return SHELL_USAGE;
-	if (argc == 2)
-		return tick_set_device(argv[1]);
 	struct clock_event_device *tickdev = this_tick()->dev;
+	if (argc == 2) {
+		int rc = tick_set_device(argv[1]);     /* says why when it refuses */
+		struct clock_event_device *now = this_tick()->dev;
+		if (rc == 0 && now == tickdev)
+			kprintf("clockevent: tick on %s (unchanged)\n", now->name);
+		else if (rc == 0)
+			kprintf("clockevent: tick on %s (was %s)\n", now->name, tickdev->name);
+		return rc;
+	}
 	for (struct clock_event_device *d = clockevents_first(); d; d = d->next) {
 		kprintf("%c %-12s rating %3d  %-16s min ", d == tickdev ? '*' : ' ', d->name, d->rating,
 		        (d->features & CLOCK_EVT_FEAT_PERIODIC) && (d->features & CLOCK_EVT_FEAT_ONESHOT)
@@ -185,7 +196,7 @@ int cmd_timers(int argc, char **argv)
  * or switch to the other: every pending timer on every CPU moves over. */
 int cmd_wheel(int argc, char **argv)
 {
-	enum timer_wheel_kind kind;
+	enum timer_wheel_kind kind, was = timer_wheel_current();
 	if (argc == 2 && timer_wheel_parse(argv[1], &kind) == 0) {
 		timer_wheel_switch(kind);
 	} else if (argc != 1) {
@@ -194,7 +205,13 @@ int cmd_wheel(int argc, char **argv)
 	unsigned pending = 0;
 	for (unsigned cpu = 0; cpu < cpus_online; cpu++)
 		pending += timer_count_on(cpu);
-	kprintf("wheel: %s, %u timers pending\n", timer_wheel_name(timer_wheel_current()), pending);
+	kprintf("wheel: %s, %u timers pending", timer_wheel_name(timer_wheel_current()), pending);
+	if (argc == 1)
+		kprintf("\n");
+	else if (timer_wheel_current() == was)
+		kprintf(" (unchanged)\n");
+	else
+		kprintf(" (was %s)\n", timer_wheel_name(was));
 	return 0;
 }
 
@@ -216,10 +233,7 @@ int cmd_sleep(int argc, char **argv)
 	uint32_t ms;
 	if (argc != 2 || parse_u32(argv[1], 0, SLEEP_MAX_MS, &ms) != 0)
 		return SHELL_USAGE;
-	int rc = sleep_ns((uint64_t)ms * NSEC_PER_MSEC);
-	if (rc == -ENOSPC)
-		kprintf("error: no free hrtimer slot\n");
-	return rc;
+	return shell_sleep_error("sleep", sleep_ns((uint64_t)ms * NSEC_PER_MSEC));
 }
 
 /* ---------------------------------------------------------- busy */

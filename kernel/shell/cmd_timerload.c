@@ -1,5 +1,6 @@
-/* kernel/shell/cmd_timerload.c — `slack` and `timerload`: how many wakeups
- * a set of armed timers costs, against the fewest that could serve them.
+/* kernel/shell/cmd_timerload.c — `timerload`: how many wakeups a set of
+ * armed timers costs, against the fewest that could serve them (`slack`,
+ * which sets the default window, is next door in cmd_slack.c).
  *
  * timerload arms N periodic hrtimers on this CPU, periods drawn uniformly
  * from [MIN_MS, MAX_MS] by a seeded xorshift32 (the same seed gives the
@@ -33,12 +34,8 @@
 #include "kprintf.h"
 #include "kstring.h"
 
-/* Leaves hrtimer slots for the shell's own sleep and the other commands. */
-#define TIMERLOAD_MAX_TIMERS    100
 /* Recorded expiries: 50 timers of 1..5 s for 60 s need about 1,300. */
 #define TIMERLOAD_MAX_EXPIRIES  16384
-#define TIMERLOAD_MAX_MS        3600000u
-#define TIMERLOAD_MAX_S         3600u
 /* "Past hard" means later than hard plus the interrupt latency.  The
  * latency is measured, per wakeup: how long after the programmed deadline
  * the interrupt was taken (tick_cpu's late_ns; under TCG the host can
@@ -211,7 +208,7 @@ static int load_parse(int argc, char **argv, struct load_args *a)
 		return SHELL_USAGE;
 	for (int i = 5; i < argc; i++) {
 		if (strncmp(argv[i], "seed=", 5) == 0) {
-			if (parse_u32(argv[i] + 5, 1, UINT32_MAX, &a->seed) != 0)
+			if (parse_u32(argv[i] + 5, 1, TIMERLOAD_MAX_SEED, &a->seed) != 0)
 				return SHELL_USAGE;
 		} else if (strncmp(argv[i], "cpu=", 4) == 0) {
 			if (parse_u32(argv[i] + 4, 0, cpus_online - 1, &a->cpu) != 0)
@@ -350,50 +347,13 @@ int cmd_timerload(int argc, char **argv)
 	uint64_t t1 = ktime_get_ns(), span = t1 - t0;
 	wakeups_snapshot(a.cpu, t1, &after);
 	if (rc != 0) {
-		kprintf(rc == -EINTR ? "timerload: interrupted\n" : "error: no free hrtimer slot\n");
-		return rc;
+		if (rc == -EINTR)
+			kprintf("timerload: interrupted\n");
+		return shell_sleep_error("timerload", rc);
 	}
 	unsigned recorded = load.n < TIMERLOAD_MAX_EXPIRIES ? load.n : TIMERLOAD_MAX_EXPIRIES;
 	static struct load_result r;
 	judge(recorded, allowance, &r);
 	load_report(&a, &r, optimum_wakeups(load.win, recorded), &before, &after, span, unit_ns);
-	return 0;
-}
-
-/* slack [exact|PERCENT|default|piggyback on|off] */
-int cmd_slack(int argc, char **argv)
-{
-	if (argc == 1) {
-		kprintf("slack: default ");
-		print_class(timer_slack_percent ? TIMER_CLASS_PERCENT : TIMER_CLASS_EXACT, timer_slack_percent);
-		kprintf(" (at boot ");
-		print_class(timer_slack_boot_percent ? TIMER_CLASS_PERCENT : TIMER_CLASS_EXACT,
-		            timer_slack_boot_percent);
-		kprintf("), piggyback %s\n", timer_piggyback ? "on" : "off");
-		return 0;
-	}
-	if (argc == 3 && strcmp(argv[1], "piggyback") == 0) {
-		if (strcmp(argv[2], "on") == 0)
-			timer_piggyback = true;
-		else if (strcmp(argv[2], "off") == 0)
-			timer_piggyback = false;
-		else
-			return SHELL_USAGE;
-		kprintf("slack: piggyback %s\n", argv[2]);
-		return 0;
-	}
-	if (argc != 2)
-		return SHELL_USAGE;
-	enum timer_class c;
-	unsigned pct;
-	if (strcmp(argv[1], "default") == 0)
-		pct = timer_slack_boot_percent;
-	else if (timer_class_parse(argv[1], &c, &pct) != 0 ||
-	         (c != TIMER_CLASS_EXACT && c != TIMER_CLASS_PERCENT))
-		return SHELL_USAGE;
-	timer_slack_percent = pct;
-	kprintf("slack: default ");
-	print_class(pct ? TIMER_CLASS_PERCENT : TIMER_CLASS_EXACT, pct);
-	kprintf(" for timers armed from now on\n");
 	return 0;
 }

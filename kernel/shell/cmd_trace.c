@@ -33,10 +33,8 @@ int cmd_trace(int argc, char **argv)
 	trace_start(ktime_get_ns());
 	int rc = wait_ns((uint64_t)secs * NSEC_PER_SEC);
 	trace_stop();
-	if (rc == -ENOSPC) {
-		kprintf("error: no free hrtimer slot\n");
-		return rc;
-	}
+	if (rc < 0 && rc != -EINTR)         /* Ctrl-C: what was recorded */
+		return shell_sleep_error("trace", rc);
 	kprintf("# trace: mode=%s device=%s hz=%u cpus=%u events=%u dropped=%u\n",
 	        tick_mode_name(tc->mode), tc->dev->name, tc->hz, cpus_online, trace_buf.count,
 	        trace_buf.dropped);

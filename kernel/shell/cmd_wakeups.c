@@ -16,8 +16,6 @@
 #include "power_model.h"
 #include "shell/commands.h"
 
-#define IDLE_MAX_S        3600u
-#define POWER_DEFAULT_S   5u
 #define WAKEUPS_ALL_CPUS  (~0u)          /* `wakeups` without a CPU */
 
 static void print_ms_1(uint64_t ns)     /* "3333.3" */
@@ -56,14 +54,30 @@ static void print_cause(const struct wakeup_cause *c)
 	}
 }
 
+/* wakeups reset: every CPU counts afresh.  One line: the count read back
+ * after the reset (0, unless a wakeup came meanwhile) and since when, and
+ * what it was before. */
+static int wakeups_reset_and_say(void)
+{
+	static struct wakeup_stats before, after, each[NR_CPUS];
+	uint64_t now = ktime_get_ns();
+	wakeups_snapshot_each(now, &before, each);
+	wakeups_reset(now);
+	wakeups_snapshot_each(ktime_get_ns(), &after, each);
+	char at[FMT_FIXED_SIZE], span[FMT_FIXED_SIZE];
+	kprintf("wakeups: %llu since the reset at %s s of uptime (was %llu in %s s)\n",
+	        (unsigned long long)after.wakeups, fmt_fixed(at, sizeof(at), after.since_ns / NSEC_PER_MSEC, 3),
+	        (unsigned long long)before.wakeups,
+	        fmt_fixed(span, sizeof(span), (now - before.since_ns) / NSEC_PER_MSEC, 3));
+	return 0;
+}
+
 /* wakeups [reset | CPU]: every CPU's causes summed, then each CPU's count
  * (on several CPUs); or one CPU's causes. */
 int cmd_wakeups(int argc, char **argv)
 {
-	if (argc == 2 && strcmp(argv[1], "reset") == 0) {
-		wakeups_reset(ktime_get_ns());
-		return 0;
-	}
+	if (argc == 2 && strcmp(argv[1], "reset") == 0)
+		return wakeups_reset_and_say();
 	uint32_t one = WAKEUPS_ALL_CPUS;
 	if (argc > 2 || (argc == 2 && parse_u32(argv[1], 0, NR_CPUS - 1, &one) != 0))
 		return SHELL_USAGE;
@@ -175,10 +189,8 @@ int cmd_idle(int argc, char **argv)
 	idle_mark(before, t0);
 
 	int rc = wait_ns((uint64_t)secs * NSEC_PER_SEC);
-	if (rc == -ENOSPC) {
-		kprintf("error: no free hrtimer slot\n");
-		return rc;
-	}
+	if (rc < 0 && rc != -EINTR)         /* Ctrl-C: the window so far */
+		return shell_sleep_error("idle", rc);
 
 	uint64_t t1 = ktime_get_ns(), span = t1 - t0;
 	idle_mark(after, t1);
@@ -210,11 +222,8 @@ int cmd_power(int argc, char **argv)
 	uint64_t t0 = ktime_get_ns();
 	idle_mark(before, t0);
 	int rc = wait_ns((uint64_t)secs * NSEC_PER_SEC);
-	if (rc < 0) {
-		if (rc != -EINTR)
-			kprintf("error: power: wait_ns returned %d\n", rc);
-		return rc;
-	}
+	if (rc < 0)
+		return shell_sleep_error("power", rc);
 	uint64_t t1 = ktime_get_ns(), span = t1 - t0;
 	idle_mark(after, t1);
 	struct idle_mark all = { 0 };
@@ -235,10 +244,8 @@ int cmd_power(int argc, char **argv)
 	        fmt_fixed(a, sizeof(a), span / NSEC_PER_MSEC, 3), fmt_fixed(b, sizeof(b), w_milli / 10, 2),
 	        fmt_fixed(c, sizeof(c), halted_bp, 2));
 	int64_t uw = power_estimate_uw(w_milli, (uint32_t)(10000 - halted_bp));
-	if (uw < 0) {
-		kprintf("error: power: no estimate (%d)\n", (int)uw);
-		return (int)uw;
-	}
+	if (uw < 0)
+		return shell_error("power: no estimate", (int)uw);
 	/* The two parts, so a student sees which one moved.  (Under QEMU a
 	 * tick's own handling shows as busy time, far longer than on the
 	 * 2005 laptop, whose measured points already paid for it.) */

@@ -18,6 +18,8 @@
 #include "arch/trap.h"
 #include "arch/x86.h"
 #include "console.h"
+#include "time/slack.h"        /* SLACK_PERCENT_MAX, in slack's and timerload's usage */
+#include "time/trace.h"        /* TRACE_MAX_S, in trace's */
 
 static int cmd_help(int argc, char **argv);
 static int cmd_version(int argc, char **argv);
@@ -28,7 +30,7 @@ static int cmd_poweroff(int argc, char **argv);
 static int cmd_fault(int argc, char **argv);
 
 const struct shell_command shell_commands[] = {
-	{ "help",     "",             "list commands",                          cmd_help },
+	{ "help",     "[COMMAND]",    "list commands, or one command's usage and what it does", cmd_help },
 	{ "version",  "",             "kernel version and build settings",      cmd_version },
 	{ "cmdline",  "",             "boot command line, parsed options, known options", cmd_cmdline },
 	{ "mem",      "",             "memory map from the boot loader",        cmd_mem },
@@ -43,42 +45,128 @@ const struct shell_command shell_commands[] = {
 	{ "wheel",    "[cascade|level]", "which timer wheel files timers, or switch (pending timers move over)", cmd_wheel },
 	{ "cpus",     "",             "one line per CPU: APIC ID, idle or busy, its tick, wakeups since reset", cmd_cpus },
 	{ "irqs",     "",             "interrupt counts per line, like /proc/interrupts", cmd_irqs },
-	{ "sleep",    "MS",           "sleep MS milliseconds (0..86400000) on a timer; Ctrl-C stops", cmd_sleep },
+	{ "sleep",    "MS" RANGE(0, SLEEP_MAX_MS), "sleep MS milliseconds on a timer; Ctrl-C stops", cmd_sleep },
 	{ "hz",       "[100|250|1000]", "show the tick rate, or change it at runtime", cmd_hz },
 	{ "tick",     "[periodic|dyntick|tickless]", "show or switch the tick mode", cmd_tick },
-	{ "busy",     "SECONDS [CPU]", "spin for 1..3600 s with the tick running (Ctrl-C stops); on another CPU, in the background", cmd_busy },
-	{ "timeron",  "CPU MS",       "arm an hrtimer and a wheel timer for CPU MS ms (1..60000) ahead; where and when they ran", cmd_timeron },
-	{ "stress",   "SECONDS",      "every CPU, its timer callbacks and its interrupts arm and cancel shared timers for 1..60 s; check none lost, doubled, early or late", cmd_stress },
+	{ "busy",     "SECONDS" RANGE(1, BUSY_MAX_S) " [CPU]",
+	              "spin with the tick running (Ctrl-C stops); on another CPU, in the background", cmd_busy },
+	{ "timeron",  "CPU MS" RANGE(1, TIMERON_MAX_MS),
+	              "arm an hrtimer and a wheel timer for CPU MS ms ahead; where and when they ran", cmd_timeron },
+	{ "stress",   "SECONDS" RANGE(1, STRESS_MAX_S),
+	              "every CPU, its timer callbacks and its interrupts arm and cancel shared timers; "
+	              "check none lost, doubled, early or late", cmd_stress },
 	{ "dyntick",  "[on|off]",     "the 2005 patch's status lines and skip counters; on = dyntick, off = periodic", cmd_dyntick },
 	{ "wakeups",  "[reset|CPU]",  "why the CPUs woke (or CPU N), per cause, since the last reset (like powertop)", cmd_wakeups },
-	{ "idle",     "SECONDS",      "idle 1..3600 s, then wakeups, sleep lengths, % halted: all CPUs, and each", cmd_idle },
-	{ "latency",  "COUNT PERIOD_US [breakdown]", "cyclictest: COUNT (1..1000000) wakeups every PERIOD_US (50..1000000); breakdown: where the time goes", cmd_latency },
-	{ "trace",    "SECONDS",      "record timer interrupts and idle entries/exits for 1..10 s, print CSV", cmd_trace },
-	{ "every",    "[MS|off]",     "a periodic wheel timer every MS ms (1..3600000), or stop it", cmd_every },
-	{ "power",    "[SECONDS]",    "idle SECONDS (default 5), then the 2005 article's laptop's idle power at that wakeup rate: a model", cmd_power },
+	{ "idle",     "SECONDS" RANGE(1, IDLE_MAX_S),
+	              "idle, then wakeups, sleep lengths, % halted: all CPUs, and each", cmd_idle },
+	{ "latency",  "COUNT" RANGE(1, LATENCY_MAX_COUNT) " PERIOD_US" RANGE(LATENCY_MIN_US, LATENCY_MAX_US) " [breakdown]",
+	              "cyclictest: COUNT wakeups every PERIOD_US; breakdown: where the time goes", cmd_latency },
+	{ "trace",    "SECONDS" RANGE(1, TRACE_MAX_S),
+	              "record timer interrupts and idle entries/exits, print CSV", cmd_trace },
+	{ "every",    "[MS" RANGE(1, EVERY_MAX_MS) "|off]", "a periodic wheel timer every MS ms, or stop it", cmd_every },
+	{ "power",    "[SECONDS" RANGE(1, IDLE_MAX_S) "]",
+	              "idle SECONDS (default " SHELL_SPELL(POWER_DEFAULT_S) "), then the 2005 article's laptop's "
+	              "idle power at that wakeup rate: a model", cmd_power },
 	{ "alarm",    "single|multiple|simultaneous|order|zero|negative", "Pintos' alarm-clock tests on the timer wheel's sleepers", cmd_alarm },
-	{ "keytimer", "MS",           "the next key's interrupt arms an MS ms timer (1..60000); report when it fires", cmd_keytimer },
-	{ "slack",    "[exact|PERCENT|default|piggyback on|off]", "default timer slack (a window of PERCENT of how far ahead a timer is armed); piggybacking on wakeups", cmd_slack },
-	{ "timerload", "N MIN_MS MAX_MS SECONDS [exact|normal|background|deferrable|PERCENT] [seed=S]",
-	              "N (1..100) periodic timers, periods MIN..MAX ms, for SECONDS idle: wakeups against the optimum", cmd_timerload },
+	{ "keytimer", "MS" RANGE(1, KEYTIMER_MAX_MS),
+	              "the next key's interrupt arms an MS ms timer; report when it fires", cmd_keytimer },
+	{ "slack",    "[exact|PERCENT" RANGE(0, SLACK_PERCENT_MAX) "|default|piggyback on|off]",
+	              "default timer slack (a window of PERCENT of how far ahead a timer is armed); "
+	              "piggybacking on wakeups", cmd_slack },
+	{ "timerload", "N" RANGE(1, TIMERLOAD_MAX_TIMERS) " MIN_MS" RANGE(1, TIMERLOAD_MAX_MS)
+	              " MAX_MS" RANGE(MIN_MS, TIMERLOAD_MAX_MS) " SECONDS" RANGE(1, TIMERLOAD_MAX_S)
+	              " [exact|normal|background|deferrable|PERCENT" RANGE(0, SLACK_PERCENT_MAX) "]"
+	              " [wheel] [cpu=C] [seed=S" RANGE(1, TIMERLOAD_MAX_SEED) "]",
+	              "N periodic timers (hrtimers, or wheel timers), periods MIN..MAX ms, for SECONDS idle: "
+	              "wakeups against the optimum", cmd_timerload },
 	{ "watchdog", "[check]",      "the clocksource watchdog: reference, checks, each counter's skew; check now", cmd_watchdog },
-	{ "inject",   "hpet-past|lost-tick N|spurious-tick N|pm-glitch|tsc-step +-MS|tsc-skew +-PPM|clocksource-stall|irq-storm MS|late-wakeup MS|idle-race",
+	{ "inject",   "hpet-past|lost-tick N" RANGE(1, INJECT_MAX_TICKS) "|spurious-tick N" RANGE(1, INJECT_MAX_SPURIOUS)
+	              "|pm-glitch|tsc-step +-MS" RANGE(1, INJECT_MAX_MS) "|tsc-skew +-PPM" RANGE(1, INJECT_MAX_PPM)
+	              "|clocksource-stall|irq-storm MS" RANGE(1, INJECT_MAX_MS) "|late-wakeup MS" RANGE(1, INJECT_MAX_MS)
+	              "|idle-race",
 	              "make the timer hardware lie on purpose, then check that every timer fired once, none early", cmd_inject },
 	{ "fault",    "ud|gp|pf|null|de|stack", "raise a CPU exception, or overflow the stack, on purpose (shows the panic report)", cmd_fault },
 };
 const unsigned shell_command_count = ARRAY_SIZE(shell_commands);
 
+/* `help`: one entry per command, "  NAME USAGE" and then what it does from
+ * HELP_TEXT_COLUMN on, each wrapped to HELP_WIDTH, never cut: a usage too
+ * long for the line breaks after a '|' or at a space and goes on under its
+ * first word, and what it does starts on a line of its own if the usage
+ * reaches past HELP_USAGE_END. */
+#define HELP_INDENT         2           /* "  NAME" */
+#define HELP_TEXT_COLUMN    31          /* where what a command does begins */
+#define HELP_USAGE_END      (HELP_TEXT_COLUMN - 1)
+#define HELP_WIDTH          80          /* a terminal's line */
+
+static void help_spaces(unsigned n)
+{
+	kprintf("%*s", (int)n, "");
+}
+
+/* Print `text` with the cursor at column `col`, wrapped at HELP_WIDTH
+ * with continuation lines starting at column `indent`: broken at a space
+ * (dropped), or, in a usage (`bars`), after a '|'.  A piece longer than a
+ * line goes on it whole.  Returns the column the cursor is at after it. */
+static unsigned help_wrap(const char *text, unsigned col, unsigned indent, bool bars)
+{
+	bool space = false;                     /* a space before the next piece */
+	while (*text) {
+		size_t n = 0;
+		while (text[n] && text[n] != ' ' && !(bars && n > 0 && text[n - 1] == '|'))
+			n++;
+		if (col + space + n > HELP_WIDTH && col > indent) {
+			kprintf("\n");
+			help_spaces(indent);
+			col = indent;
+			space = false;
+		}
+		kprintf("%s%.*s", space ? " " : "", (int)n, text);
+		col += space + (unsigned)n;
+		text += n;
+		space = *text == ' ';
+		while (*text == ' ')
+			text++;
+	}
+	return col;
+}
+
+static void help_entry(const struct shell_command *c)
+{
+	help_spaces(HELP_INDENT);
+	kprintf("%s", c->name);
+	unsigned col = HELP_INDENT + (unsigned)strlen(c->name);
+	if (c->usage[0]) {
+		kprintf(" ");
+		col = help_wrap(c->usage, col + 1, col + 1, true);
+	}
+	if (col > HELP_USAGE_END) {             /* no room: what it does goes below */
+		kprintf("\n");
+		col = 0;
+	}
+	help_spaces(HELP_TEXT_COLUMN - col);
+	help_wrap(c->help, HELP_TEXT_COLUMN, HELP_TEXT_COLUMN, false);
+	kprintf("\n");
+}
+
+/* help [COMMAND]: every command, or one command's usage line, unwrapped
+ * (as the shell prints it for malformed words), and what it does. */
 static int cmd_help(int argc, char **argv)
 {
-	UNUSED(argv);
-	if (argc != 1)
+	if (argc > 2)
 		return SHELL_USAGE;
-	for (unsigned i = 0; i < shell_command_count; i++) {
-		const struct shell_command *c = &shell_commands[i];
-		char left[40];
-		ksnprintf(left, sizeof(left), "%s%s%s", c->name, c->usage[0] ? " " : "", c->usage);
-		kprintf("  %-28s %s\n", left, c->help);
+	if (argc == 2) {
+		const struct shell_command *c = shell_find_command(argv[1]);
+		if (!c) {
+			kprintf("error: help: no command '%s' (try 'help')\n", argv[1]);
+			return -ENOENT;
+		}
+		kprintf("usage: %s%s%s\n", c->name, c->usage[0] ? " " : "", c->usage);
+		kprintf("  %s\n", c->help);
+		return 0;
 	}
+	for (unsigned i = 0; i < shell_command_count; i++)
+		help_entry(&shell_commands[i]);
 	return 0;
 }
 

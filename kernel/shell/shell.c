@@ -24,7 +24,7 @@ static void echo(const char *s, size_t n, void *ctx)
 	console_write(s, n);
 }
 
-static const struct shell_command *find_command(const char *name)
+const struct shell_command *shell_find_command(const char *name)
 {
 	for (unsigned i = 0; i < shell_command_count; i++)
 		if (strcmp(shell_commands[i].name, name) == 0)
@@ -42,7 +42,7 @@ void shell_execute(char *line)
 	}
 	if (argc == 0)
 		return;
-	const struct shell_command *cmd = find_command(argv[0]);
+	const struct shell_command *cmd = shell_find_command(argv[0]);
 	if (!cmd) {
 		kprintf("unknown command: %s (try 'help')\n", argv[0]);
 		return;
@@ -55,6 +55,22 @@ void shell_execute(char *line)
 		kprintf("usage: %s%s%s\n", cmd->name, cmd->usage[0] ? " " : "", cmd->usage);
 	else if (rc == -EINTR || interrupted)
 		kprintf("^C (interrupted)\n");
+}
+
+int shell_error(const char *what, int rc)
+{
+	if (rc < 0 && rc != -EINTR)
+		kprintf("error: %s: %s (%s)\n", what, errno_name(rc), errno_text(rc));
+	return rc;
+}
+
+int shell_sleep_error(const char *what, int rc)
+{
+	if (rc == -ENOSPC) {
+		kprintf("error: %s: no free hrtimer slot (%s)\n", what, errno_name(rc));
+		return rc;
+	}
+	return shell_error(what, rc);
 }
 
 __noreturn void shell_run(void)

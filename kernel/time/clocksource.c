@@ -93,9 +93,11 @@ static struct clocksource *clocksource_pick(void)
 	return best;
 }
 
-/* Hand timekeeping the picked counter if the pick changed.  When nothing is
- * usable we keep the current counter: a doubtful clock beats no clock. */
-static void clocksource_reselect(void)
+/* Hand timekeeping the picked counter if the pick changed, and if `say`,
+ * say so in one line (the shell's `clocksource NAME` says it its own way).
+ * When nothing is usable we keep the current counter: a doubtful clock
+ * beats no clock. */
+static void clocksource_reselect(bool say)
 {
 	unsigned long flags = arch_irq_save();
 	struct clocksource *old = clocksource_cur;
@@ -109,7 +111,7 @@ static void clocksource_reselect(void)
 	}
 	arch_irq_restore(flags);
 
-	if (pick && pick != old)
+	if (say && pick && pick != old)
 		kprintf("clocksource: switched to %s (rating %d)\n", pick->name, pick->rating);
 }
 
@@ -175,7 +177,7 @@ int clocksource_register(struct clocksource *cs)
 	*tail = cs;
 	arch_irq_restore(flags);
 
-	clocksource_reselect();
+	clocksource_reselect(true);
 	return 0;
 }
 
@@ -213,20 +215,9 @@ struct clocksource *clocksource_first(void)
 	return clocksource_list;
 }
 
-/* The user's choice sticks: it becomes the preferred name, so a better-rated
- * counter registering later does not take over again. */
-int clocksource_select_by_name(const char *name)
-{
-	struct clocksource *cs = name ? clocksource_find(name) : NULL;
-	if (!cs)
-		return -ENOENT;
-	if (!clocksource_usable(cs))
-		return -EINVAL;
-	clocksource_set_preferred(name);
-	return 0;
-}
-
-void clocksource_set_preferred(const char *name)
+/* Remember `name` (NULL: none) as preferred and pick again, saying so if
+ * `say` and the pick changed. */
+static void set_preferred(const char *name, bool say)
 {
 	name = name ? clocksource_canonical(name) : "";
 	size_t len = strlen(name);
@@ -236,7 +227,25 @@ void clocksource_set_preferred(const char *name)
 	}
 	/* A copy: the boot command line's buffer may not outlive us. */
 	memcpy(clocksource_preferred_name, name, len + 1);
-	clocksource_reselect();
+	clocksource_reselect(say);
+}
+
+/* The user's choice sticks: it becomes the preferred name, so a better-rated
+ * counter registering later does not take over again. */
+int clocksource_select_by_name(const char *name)
+{
+	struct clocksource *cs = name ? clocksource_find(name) : NULL;
+	if (!cs)
+		return -ENOENT;
+	if (!clocksource_usable(cs))
+		return -EINVAL;
+	set_preferred(cs->name, false);         /* the caller says what it is now */
+	return 0;
+}
+
+void clocksource_set_preferred(const char *name)
+{
+	set_preferred(name, true);
 }
 
 void clocksource_mark_unstable(struct clocksource *cs, const char *why)
@@ -244,7 +253,7 @@ void clocksource_mark_unstable(struct clocksource *cs, const char *why)
 	cs->flags |= CLOCK_SOURCE_UNSTABLE;
 	kprintf("clocksource: %s marked unstable: %s\n", cs->name, why);
 	if (cs == clocksource_cur) {
-		clocksource_reselect();
+		clocksource_reselect(true);
 		if (cs == clocksource_cur)
 			kprintf("clocksource: no usable alternative, staying on %s\n", cs->name);
 	}

@@ -80,10 +80,6 @@ int tick_switch_to(struct tick_cpu *tc, struct clock_event_device *dev, enum tic
 /* The device called `name` if it is registered and can run `mode`. */
 struct clock_event_device *tick_device_for(enum tick_mode mode, const char *name);
 
-/* The device that runs `mode`, and in *why the reason in words (the rule
- * is written out above its definition in tick_switch.c). */
-struct clock_event_device *tick_choose_device(enum tick_mode mode, const char **why);
-
 /* The device the 2005 patch's dyntick= option asked for ("pit", or "lapic"
  * with forceapic), or NULL.  Set by tick_boot.c, read by
  * tick_choose_device(). */

@@ -128,9 +128,9 @@ int tick_switch_to(struct tick_cpu *tc, struct clock_event_device *dev, enum tic
 		tick_changed();
 	arch_irq_restore(f);
 	if (ret != 0)
-		kprintf("error: %s refused the %s tick (error %d): the tick stays %s on %s\n",
-		        dev->name, tick_mode_name(mode), ret, tick_mode_name(tc->mode),
-		        tc->dev ? tc->dev->name : "(none)");
+		kprintf("error: %s refused the %s tick (%s, %s): the tick stays %s on %s\n",
+		        dev->name, tick_mode_name(mode), errno_name(ret), errno_text(ret),
+		        tick_mode_name(tc->mode), tc->dev ? tc->dev->name : "(none)");
 	return ret;
 }
 
@@ -152,16 +152,6 @@ bool tick_mode_allowed(enum tick_mode mode, bool verbose)
 	return true;
 }
 
-/* Say in one line when a mode switch has moved the tick to another device. */
-static void announce_move(const struct clock_event_device *old, const struct clock_event_device *dev,
-                          enum tick_mode mode, const char *why)
-{
-	if (!old || old == dev)
-		return;
-	kprintf("tick: %s now on %s, not %s (%s)\n", tick_mode_name(mode), dev->name,
-	        old->name, why);
-}
-
 int tick_set_mode(enum tick_mode mode)
 {
 	struct tick_cpu *tc = this_tick();
@@ -173,11 +163,7 @@ int tick_set_mode(enum tick_mode mode)
 		kprintf("error: no clock event device can run %s\n", tick_mode_name(mode));
 		return -ENODEV;
 	}
-	struct clock_event_device *old = tc->dev;
-	int ret = tick_switch_to(tc, dev, mode);
-	if (ret == 0)
-		announce_move(old, dev, mode, why);
-	return ret;
+	return tick_switch_to(tc, dev, mode);
 }
 
 int tick_set_device(const char *name)

@@ -16,8 +16,10 @@ goes through here: the system tests (tests/system), the lab graders
     bochs.py   lull in Bochs, on a pty of its own
     screen.py  the VGA text screen, read from a QEMU screenshot
     parse.py   the shell's outputs as numbers: idle, wakeups, latency,
-               timerload, trace, dyntick, uptime, cpus
-               (tests/meta/test_lullvm_parse.py checks them on recorded outputs)
+               timerload, trace, dyntick, uptime, cpus, and the line a
+               switch says (tests/meta/test_lullvm_parse.py checks them on
+               recorded outputs)
+    shell_table.py  the shell's command table, read from its source
 
 Import it with tests/ on the path: pytest does that by pytest.ini's
 `pythonpath`; a script outside tests/ (bench/, tools/) puts tests/ first on

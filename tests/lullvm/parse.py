@@ -272,3 +272,42 @@ def cpus(text):
     if not rows:
         raise ParseError(f"no cpus rows in:\n{text[-1500:]}")
     return rows
+
+
+# ---------------------------------------------------------------- switches
+# A command that changes the tick or the clocks says so in one line, read
+# back after the change, with what it was or "unchanged"
+# (kernel/shell/cmd_tick.c, cmd_time.c):
+# tick: dyntick on pit, HZ=250 (was tickless on lapic; pit: the device dyntick= asked for)
+# tick: periodic on lapic, HZ=250 (was tickless)
+# HZ=1000 (tick every 1000 us; was HZ=250)
+# clockevent: tick on pit (was lapic)
+# clocksource: timekeeping on hpet (unchanged)
+TickState = namedtuple("TickState", "mode hz device clocksource")
+
+
+def switch_said(cmd, before, after, why=None):
+    """The line `cmd` (tick, dyntick on|off, hz, clockevent, clocksource)
+    says when it takes the tick and the clocks from `before` to `after`
+    (TickStates), as a regex to fullmatch.  `why` is the reason the rule
+    gives when the tick moves to another device (any, if None)."""
+    word = cmd.split()[0]
+    if word in ("tick", "dyntick"):
+        head = f"tick: {after.mode} on {after.device}, HZ={after.hz} "
+        if after.device != before.device:
+            tail = (rf"\(was {before.mode} on {before.device}; {re.escape(after.device)}: "
+                    rf"{re.escape(why) if why else '.+'}\)")
+        elif after.mode != before.mode:
+            tail = rf"\(was {before.mode}\)"
+        else:
+            tail = r"\(unchanged\)"
+        return re.escape(head) + tail
+    if word == "hz":
+        was = "unchanged" if after.hz == before.hz else f"was HZ={before.hz}"
+        return re.escape(f"HZ={after.hz} (tick every {1_000_000 // after.hz} us; {was})")
+    if word in ("clockevent", "clocksource"):
+        what, old, new = (("tick", before.device, after.device) if word == "clockevent" else
+                          ("timekeeping", before.clocksource, after.clocksource))
+        was = "unchanged" if old == new else f"was {old}"
+        return re.escape(f"{word}: {what} on {new} ({was})")
+    raise ValueError(f"{cmd!r} changes neither the tick nor a clock")

@@ -3,6 +3,7 @@ run= boots under icount recorded in tests/meta/recorded/ (one CPU, and two
 CPUs), each command's output cut out by lullvm's own RunLog.  Boots nothing.
 A change of an output's format shows here first, by name."""
 import os
+import re
 
 import pytest
 
@@ -30,7 +31,7 @@ def smp2():
 def test_runlog_cuts_each_command(up):
     assert len(up.outs) == 9
     assert up.hz == 250
-    assert up.out("hz 100") == ""
+    assert up.out("hz 100") == "HZ=100 (tick every 10000 us; was HZ=250)\n"
     assert up.out("uptime").startswith("up 6.111109224 s")
     with pytest.raises(AssertionError, match="never ran"):
         up.out("uptime", 1)
@@ -139,6 +140,32 @@ def test_cpus(smp2):
     rows = parse.cpus(smp2.out("cpus"))
     assert rows[0] == (0, 0, "busy", "running, dyntick on lapic", 125, 29.5)
     assert rows[1].state == "idle" and rows[1].wakeups == 3
+
+
+def test_switch_said(up, smp2):
+    """The one line a switch says, against each kind of change."""
+    S = parse.TickState
+    boot = S("tickless", 250, "lapic", "tsc")
+    said = parse.switch_said("hz 100", boot, boot._replace(hz=100))
+    assert re.fullmatch(said, up.out("hz 100").strip())
+    dyn = boot._replace(mode="dyntick")
+    assert re.fullmatch(parse.switch_said("tick dyntick", boot, dyn), smp2.out("tick dyntick").strip())
+    assert re.fullmatch(parse.switch_said("tick tickless", dyn, boot), smp2.out("tick tickless").strip())
+    assert not re.fullmatch(parse.switch_said("tick tickless", boot, boot), smp2.out("tick tickless").strip())
+    pit = dyn._replace(device="pit")
+    line = "tick: dyntick on pit, HZ=250 (was tickless on lapic; pit: the device dyntick= asked for)"
+    assert re.fullmatch(parse.switch_said("dyntick on", boot, pit), line)
+    assert re.fullmatch(parse.switch_said("dyntick on", boot, pit, "the device dyntick= asked for"), line)
+    assert not re.fullmatch(parse.switch_said("dyntick on", boot, pit, "the best-rated device"), line)
+    assert re.fullmatch(parse.switch_said("tick dyntick", dyn, dyn), "tick: dyntick on lapic, HZ=250 (unchanged)")
+    assert re.fullmatch(parse.switch_said("hz 250", boot, boot), "HZ=250 (tick every 4000 us; unchanged)")
+    assert re.fullmatch(parse.switch_said("clockevent pit", dyn, pit), "clockevent: tick on pit (was lapic)")
+    assert re.fullmatch(parse.switch_said("clocksource hpet", boot, boot._replace(clocksource="hpet")),
+                        "clocksource: timekeeping on hpet (was tsc)")
+    assert re.fullmatch(parse.switch_said("clocksource tsc", boot, boot),
+                        "clocksource: timekeeping on tsc (unchanged)")
+    with pytest.raises(ValueError):
+        parse.switch_said("every 100", boot, boot)
 
 
 @pytest.mark.parametrize("fn", [parse.idle, parse.wakeups, parse.latency, parse.timerload,

@@ -183,9 +183,14 @@ def test_a_tick_switch_costs_no_wakeup(boot):
     vm = boot(append=f"tick=periodic run={run.replace(' ', ',')}", icount=4, wait_prompt=False)
     vm.expect("run: done", timeout=60)
     log = re.sub(r"\r*\n+", "\n", vm.log_text())
-    for step in steps:
-        out = log.split(f"lull> {step}\n", 1)[1]
-        assert out.startswith("lull> idle 4\n"), (step, out[:300])      # it printed nothing
+    was = parse.TickState("periodic", int(re.search(r"built with HZ=(\d+)", log).group(1)), "lapic", "tsc")
+    for step, now in zip(steps, [was._replace(mode="tickless"), was._replace(mode="tickless", device="hpet"),
+                                 was._replace(mode="tickless", device="hpet", hz=100),
+                                 was._replace(mode="tickless", hz=100)]):
+        said, out = log.split(f"lull> {step}\n", 1)[1].split("\n", 1)
+        assert re.fullmatch(parse.switch_said(step, was, now), said), (step, said)
+        was = now
+        assert out.startswith("lull> idle 4\n"), (step, out[:300])      # its one line, no more
         m = parse.idle(boot_cpu_idle(out))     # the boot CPU's (make test-smp)
         assert m.wakeups == 1, (step, out[:300])
 
@@ -542,16 +547,17 @@ SWITCH_STEPS = [
 def test_runtime_switches_in_every_order(boot):
     vm = boot()
     build = build_hz(vm)
-    vm.cmd("every 200")
+    assert vm.cmd("every 200").strip() == "every: 200 ms (was off)"
     last = 0
+    was = parse.TickState("tickless", build, "lapic", "tsc")
+    assert_tick_state(vm, *was)
     for step, mode, hz, device, clocksource in SWITCH_STEPS:
         hz = hz or build
+        want = parse.TickState(mode, hz, device, clocksource)
+        # One line, read back after the switch: what it is, what it was.
         out = vm.cmd(step).strip()
-        if step.startswith("clocksource "):
-            assert re.fullmatch(rf"clocksource: switched to {clocksource} \(rating \d+\)", out), \
-                (step, out)
-        else:
-            assert out == "", (step, out)
+        assert re.fullmatch(parse.switch_said(step, was, want), out), (step, out)
+        was = want
         assert_tick_state(vm, mode, hz, device, clocksource)
         now = parse.uptime(vm.cmd("uptime"))
         assert now.hz == hz, step
@@ -589,7 +595,7 @@ def test_runtime_switches_in_every_order(boot):
     # clock, over an idle of DRIFT_S s and whatever else lull waited (with
     # the timer stopped, QEMU leaps ahead by the LAPIC's 68.7 s while lull
     # waits for the host: the span is long, and the rate is seen to ppm).
-    assert vm.cmd("every off").strip() == ""
+    assert vm.cmd("every off").strip() == "every: off (was 200 ms)"
     d = cmos_drift(vm, lambda: vm.cmd(f"idle {DRIFT_S}", timeout=30))
     assert_time_kept(vm, d, "after the switches")
 
@@ -739,8 +745,12 @@ def test_every_mode_on_every_machine(boot, shape):
     assert suitable == (shape != "isapc-486")
     device, clocksource = SHAPE_TICK[shape]
     modes = ["periodic", "dyntick", "tickless"] if suitable else ["periodic"]
+    before = parse.TickState(modes[-1], hz, device, clocksource)       # as it booted
     for mode in modes:
-        assert vm.cmd(f"tick {mode}").strip() == "", mode
+        after = before._replace(mode=mode)
+        out = vm.cmd(f"tick {mode}").strip()
+        assert re.fullmatch(parse.switch_said(f"tick {mode}", before, after), out), (mode, out)
+        before = after
         assert_tick_state(vm, mode, hz, device, clocksource)
         out = vm.cmd("alarm order", timeout=10)
         assert alarm_in_order(out), (mode, out)

@@ -4,13 +4,30 @@ import re
 import pytest
 
 from lullvm.qemu import PROMPT
+from lullvm.shell_table import commands
 
 COMMANDS_OF_THE_FOUNDATION = ["help", "version", "cmdline", "mem", "reboot",
                               "poweroff", "fault", "acpi", "date"]
+HELP_WIDTH = 80                 # kernel/shell/commands.c: a terminal's line
+
+
+def help_entries(out):
+    """`help` as [(name, text)]: an entry starts on a line indented two
+    spaces, and lines indented further go on with it.  Its lines are joined
+    as they were broken: after a '|' with nothing, at a space with a space;
+    runs of spaces (the padding before what it does) count as one."""
+    entries = []
+    for line in out.replace("\r", "").splitlines():
+        if re.match(r"  \S", line):
+            entries.append([line.split()[0], line.strip()])
+        elif line.startswith("   ") and entries:
+            text = entries[-1][1]
+            entries[-1][1] = text + ("" if text.endswith("|") else " ") + line.strip()
+    return [(name, " ".join(text.split())) for name, text in entries]
 
 
 def help_names(out):
-    return [line.split()[0] for line in out.splitlines() if line.startswith("  ")]
+    return [name for name, _ in help_entries(out)]
 
 
 def test_help_lists_every_command_with_a_description(vm):
@@ -18,10 +35,38 @@ def test_help_lists_every_command_with_a_description(vm):
     names = help_names(out)
     for c in COMMANDS_OF_THE_FOUNDATION:
         assert c in names, c
-    for line in out.splitlines():
-        if line.startswith("  "):
-            assert len(line.split()) >= 2, f"no description: {line!r}"
     assert len(names) == len(set(names))
+
+
+def test_help_prints_every_usage_whole(vm):
+    """Each entry of `help` is its command's name, usage and help from the
+    table (kernel/shell/commands.c), whole: a long usage goes on, indented,
+    on the next lines, never cut; and no line is wider than the terminal."""
+    out = vm.cmd("help").replace("\r", "")
+    table = commands()
+    assert help_names(out) == [c.name for c in table]
+    for (name, text), c in zip(help_entries(out), table):
+        want = " ".join(f"{c.name} {c.usage} {c.help}".split())
+        assert text == want, (name, text, want)
+    wide = [line for line in out.splitlines() if len(line) > HELP_WIDTH]
+    assert not wide, wide
+
+
+def test_help_command_gives_its_whole_usage_and_what_it_does(vm):
+    """`help CMD`: the usage line the shell prints for malformed words, on
+    one line however long, then the line of help."""
+    for c in commands():
+        usage = f"usage: {c.name}" + (f" {c.usage}" if c.usage else "")
+        out = vm.cmd(f"help {c.name}").replace("\r", "").strip("\n")
+        assert out == f"{usage}\n  {c.help}", (c.name, out)
+    # The same usage line as a malformed `alarm`.
+    assert vm.cmd("alarm").strip() == vm.cmd("help alarm").splitlines()[0].strip()
+
+
+def test_help_for_no_such_command_is_an_error(vm):
+    assert vm.cmd("help nosuch").strip() == "error: help: no command 'nosuch' (try 'help')"
+    assert vm.cmd("help alarm zero").strip() == "usage: help [COMMAND]"
+    assert vm.cmd("version").startswith("lull")
 
 
 def test_every_listed_command_is_known(vm):

@@ -6,6 +6,8 @@ import re
 
 import pytest
 
+from lullvm.shell_table import commands
+
 HELP_LINE = re.compile(r"^  (\S+)", re.M)      # a command's name in `help`
 
 MALFORMED = ["clocksource a b", "clockevent a b", "hz abc", "hz 300", "hz 250 1", "tick bogus",
@@ -64,3 +66,52 @@ def test_refusals_on_a_486(boot):
     assert_refused(vm, "clocksource pit", r"\bpit\b.*cannot be switched to")
     assert_refused(vm, "clockevent lapic", r"no clock event device 'lapic'")
     assert vm.cmd("tick").startswith("tick: periodic on pit")
+
+
+# Each command whose usage states a range, as a line with a placeholder for
+# each ranged word (WORD in "WORD(LO..HI)"); inject's faults one by one.
+RANGED = {
+    "sleep": ["sleep {MS}"], "busy": ["busy {SECONDS}"], "timeron": ["timeron 0 {MS}"],
+    "stress": ["stress {SECONDS}"], "idle": ["idle {SECONDS}"], "trace": ["trace {SECONDS}"],
+    "latency": ["latency {COUNT} {PERIOD_US}"], "every": ["every {MS}"], "power": ["power {SECONDS}"],
+    "keytimer": ["keytimer {MS}"], "slack": ["slack {PERCENT}"],
+    "timerload": ["timerload {N} {MIN_MS} {MAX_MS} {SECONDS} {PERCENT} seed={S}"],
+    "inject": ["inject lost-tick {N}", "inject spurious-tick {N}", "inject tsc-step +{MS}",
+               "inject tsc-skew -{PPM}", "inject irq-storm {MS}", "inject late-wakeup {MS}"],
+}
+
+
+def ranges(usage, line):
+    """{WORD: (lo, hi)} of the words in `line`, as `usage` states them (for
+    inject, the fault's own alternative); a bound that is another word
+    (MAX_MS(MIN_MS..)) is that word's least."""
+    if line.startswith("inject "):
+        fault = line.split()[1]
+        usage = next(alt for alt in usage.split("|") if alt.startswith(fault + " "))
+    found = {w: (lo, hi) for w, lo, hi in re.findall(r"([A-Z_]+)\((\w+)\.\.(\w+)\)", usage)}
+    number = lambda b: int(b, 0) if b[0].isdigit() else number(found[b][0])
+    return {w: (number(lo), number(hi)) for w, (lo, hi) in found.items()}
+
+
+def test_every_stated_range_is_enforced(vm):
+    """One number just outside the range the usage line states (the others
+    at their least) gets that usage line and nothing else: what `help` says
+    is what the handler does.  (Within the range, these would run.)"""
+    table = {c.name: c for c in commands()}
+    assert set(RANGED) == {c.name for c in table.values() if ".." in c.usage}
+    tried = 0
+    for name, lines in RANGED.items():
+        usage = f"usage: {name} {table[name].usage}"
+        for line in lines:
+            bounds = ranges(table[name].usage, line)
+            words = re.findall(r"\{(\w+)\}", line)
+            assert words and set(words) <= set(bounds), (line, bounds)
+            least = {w: bounds[w][0] for w in words}
+            for w in words:
+                lo, hi = bounds[w]
+                for outside in [hi + 1] + ([lo - 1] if lo > 0 else []):
+                    cmd = line.format(**dict(least, **{w: outside}))
+                    out = vm.cmd(cmd, timeout=15)
+                    assert out.strip() == usage, (cmd, out)
+                    tried += 1
+    assert tried > 30

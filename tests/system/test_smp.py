@@ -149,7 +149,7 @@ def test_busy_on_another_cpu(run):
     assert r.out("busy 1 1", 2).strip() == "error: CPU 1 is busy already"
     assert r.out("busy 1 2").strip() == "error: no CPU 2 (2 online; see cpus)"
     for bad in ("busy 1 x", "busy 1 1 1", "busy 1 -1"):
-        assert r.out(bad).startswith("usage: busy SECONDS [CPU]"), bad
+        assert r.out(bad).startswith("usage: busy SECONDS(1..3600) [CPU]"), bad
     assert r.out("version").startswith("lull")
 
 

@@ -115,8 +115,9 @@ def test_uefi_boot_acpi_tick_modes_screen_and_poweroff(uefi, tmp_path):
     assert any(l.startswith("* tsc") for l in cs), cs
     assert re.fullmatch(r"tick: tickless on lapic, HZ=\d+", lines(vm.cmd("tick"))[0])
     u0 = parse.uptime(vm.cmd("uptime")).seconds
-    for mode in ("periodic", "dyntick", "tickless"):
-        assert vm.cmd(f"tick {mode}").strip() == "", mode
+    for was, mode in (("tickless", "periodic"), ("periodic", "dyntick"), ("dyntick", "tickless")):
+        said = vm.cmd(f"tick {mode}").strip()
+        assert re.fullmatch(rf"tick: {mode} on \S+, HZ=\d+ \(was {was}(| on \S+; .+)\)", said), said
         assert re.fullmatch(rf"tick: {mode} on \S+, HZ=\d+", lines(vm.cmd("tick"))[0]), mode
         idle = parse.idle(vm.cmd("idle 1", timeout=20))
         assert 1.0 <= idle.span < 1.01 and idle.halted > 90, (mode, idle)

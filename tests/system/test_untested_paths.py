@@ -54,15 +54,17 @@ def test_tick_and_every_without_arguments(vm):
     tick = lines(vm.cmd("tick"))
     assert len(tick) == 1 and re.fullmatch(rf"tick: tickless on [a-z0-9-]+, HZ={hz}", tick[0]), tick
     assert lines(vm.cmd("every")) == ["every: off"]
-    # Stopping what never started is quiet and changes nothing.
-    assert lines(vm.cmd("every off")) == []
+    # Stopping what never started changes nothing, and says so.
+    assert lines(vm.cmd("every off")) == ["every: off (unchanged)"]
     assert lines(vm.cmd("every")) == ["every: off"]
-    # Started, it is reported; stopped, it is off again.
-    assert lines(vm.cmd("every 100")) == []
+    # Started, it is reported; asked again, restarted; stopped, off again.
+    assert lines(vm.cmd("every 100")) == ["every: 100 ms (was off)"]
     assert lines(vm.cmd("every")) == ["every: 100 ms"]
-    assert lines(vm.cmd("every off")) == []
+    assert lines(vm.cmd("every 100")) == ["every: 100 ms (restarted)"]
+    assert lines(vm.cmd("every 50")) == ["every: 50 ms (was 100 ms)"]
+    assert lines(vm.cmd("every off")) == ["every: off (was 50 ms)"]
     assert lines(vm.cmd("every")) == ["every: off"]
-    assert lines(vm.cmd("every off")) == []
+    assert lines(vm.cmd("every off")) == ["every: off (unchanged)"]
 
 
 # ---------------------------------------------------------------- Makefile
