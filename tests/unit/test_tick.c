@@ -349,6 +349,68 @@ static void release_probes(void)
 	}
 }
 
+static const char *const limit_names[TICK_LIMIT_COUNT] = {
+	[TICK_LIMIT_NONE] = "none", [TICK_LIMIT_TIMER] = "timer", [TICK_LIMIT_HRTIMER] = "hrtimer",
+	[TICK_LIMIT_DEVICE] = "device", [TICK_LIMIT_WRAP] = "wrap", [TICK_LIMIT_WATCHDOG] = "watchdog",
+};
+
+static const char *limit_name(enum tick_limit l)
+{
+	return (unsigned)l < TICK_LIMIT_COUNT ? limit_names[l] : "?";
+}
+
+/* A dyntick idle entry (`s`, its tick state just after) decided as the
+ * 2005 patch's rules say: no skip (`skip` 0), or a skip of `skip` ticks
+ * for `limit`; else a failure that says, in words, what it did instead.
+ * `what` describes the setting ("the only timer 2 ticks ahead"), `ahead`
+ * the whole ticks from the last boundary to the next event. */
+static void expect_dyntick(const struct tick_cpu *s, const char *what, unsigned ahead, unsigned skip,
+                           enum tick_limit limit)
+{
+	if (s->stopped && s->skip_limit == TICK_LIMIT_NONE)
+		fail_msg("dyntick, %s: tc->stopped is true, but no skip was programmed (the tick keeps "
+		         "running): every 'keep ticking' path of dyntick_skip must set it back to false", what);
+	if (s->stopped && s->skip > ahead)
+		fail_msg("dyntick, %s: a skip of %u ticks ends past the next event; expected %s: whole "
+		         "periods (tc->period_ns, %llu ns at HZ=%u) from the last jiffy boundary, rounded "
+		         "down, so it ends at or before `next`", what, s->skip, skip ? "fewer" : "none",
+		         (unsigned long long)s->period_ns, s->hz);
+	if (skip == 0 && s->stopped)
+		fail_msg("dyntick, %s: the tick was stopped for a skip of %u tick(s); expected none: a skip "
+		         "of TICK_DYNTICK_MIN_SKIP (%u) ticks or fewer is not worth reprogramming the device "
+		         "(dyntick_skip returns 0)", what, s->skip, TICK_DYNTICK_MIN_SKIP);
+	if (skip == 0)
+		return;
+	if (!s->stopped)
+		fail_msg("dyntick, %s: no skip; expected a skip of %u ticks (more than "
+		         "TICK_DYNTICK_MIN_SKIP: worth it)", what, skip);
+	if (s->skip != skip)
+		fail_msg("dyntick, %s: a skip of %u ticks; expected %u: the whole tick periods "
+		         "(tc->period_ns at HZ=%u) from the last jiffy boundary (tc->last_jiffy_ns) to the "
+		         "next event, rounded down%s", what, s->skip, skip, s->hz,
+		         limit == TICK_LIMIT_DEVICE ? ", then the device's maximum" : "");
+	if (s->skip_limit != limit)
+		fail_msg("dyntick, %s: the skip's limit is '%s'; expected '%s'", what,
+		         limit_name(s->skip_limit), limit_name(limit));
+}
+
+/* Dyntick, after an interrupt ended a skip (`when`): the device ticks at
+ * HZ again and the one-shot deadline is forgotten (tick_restart). */
+static void expect_ticking_again(const struct tick_cpu *tc, const char *when)
+{
+	if (dev_running != tc->dev || dev_period == 0)
+		fail_msg("dyntick at HZ=%u, %s: the device is still in one-shot mode: tick_restart must put "
+		         "it back to one tick per period (clockevents_set_periodic)", tc->hz, when);
+	if (dev_period != tc->period_ns)
+		fail_msg("dyntick at HZ=%u, %s: the device ticks every %llu ns; expected %llu, HZ=%u: "
+		         "tc->hz, the rate in force (CONFIG_HZ is only the rate a boot starts at)", tc->hz,
+		         when, (unsigned long long)dev_period, (unsigned long long)tc->period_ns, tc->hz);
+	if (tc->programmed_ns != 0)
+		fail_msg("dyntick at HZ=%u, %s: tc->programmed_ns is still %llu; expected 0: "
+		         "tick_restart forgets the one-shot deadline once the tick runs again", tc->hz, when,
+		         (unsigned long long)tc->programmed_ns);
+}
+
 /* Idle with one timer armed `ahead` ticks out; report the programmed skip. */
 static struct tick_cpu *idle_with_timer_ahead(uint32_t ahead)
 {
@@ -366,6 +428,8 @@ static struct tick_cpu *idle_with_timer_ahead(uint32_t ahead)
 	/* Wake it up again and clean up. */
 	fake_ns = dev_next;
 	deliver(VEC_DEV);
+	if (snapshot.mode == TICK_MODE_DYNTICK && snapshot.stopped)
+		expect_ticking_again(tc, "after a skip to its end");
 	tick_idle_exit();
 	timer_del(&t);
 	host_irqs_disabled = false;
@@ -379,29 +443,28 @@ static void test_dyntick_skip_rules(void **state)
 	assert_int_equal(tick_set_mode(TICK_MODE_DYNTICK), 0);
 	unsigned max_skip = (unsigned)(dev_short.max_delta_ns / this_tick()->period_ns);
 	assert_int_equal(tick_max_skip(), max_skip);
+	/* Past the first jiffy boundary: at fake time 0 the boot's boundary
+	 * lies half a period before 0 (tick_init), below the clock's zero, and
+	 * a timer's `next` would seem to lie before it. */
+	fake_ns = MAX(fake_ns, dev_next);
 
 	/* Two ticks or fewer: not worth skipping (the 2005 dyntick patch's
 	 * MIN_SKIP). */
 	struct tick_cpu *s = idle_with_timer_ahead(2);
-	assert_false(s->stopped);
+	expect_dyntick(s, "the only timer 2 ticks ahead", 2, 0, TICK_LIMIT_NONE);
 	s = idle_with_timer_ahead(1);
-	assert_false(s->stopped);
+	expect_dyntick(s, "the only timer 1 tick ahead", 1, 0, TICK_LIMIT_NONE);
 	/* Three: skip exactly to the timer. */
 	s = idle_with_timer_ahead(3);
-	assert_true(s->stopped);
-	assert_int_equal(s->skip, 3);
-	assert_int_equal(s->skip_limit, TICK_LIMIT_TIMER);
+	expect_dyntick(s, "the only timer 3 ticks ahead", 3, 3, TICK_LIMIT_TIMER);
 	assert_string_equal(s->skip_timer, "lone");
 	/* Far away: clamped to the device's maximum skip. */
 	s = idle_with_timer_ahead(1000);
-	assert_true(s->stopped);
-	assert_int_equal(s->skip, max_skip);
-	assert_int_equal(s->skip_limit, TICK_LIMIT_DEVICE);
+	expect_dyntick(s, "the only timer 1000 ticks ahead, on a 50 ms device", 1000, max_skip, TICK_LIMIT_DEVICE);
 	/* On the long device the timer itself decides. */
 	assert_int_equal(tick_set_device("long"), 0);
 	s = idle_with_timer_ahead(1000);
-	assert_int_equal(s->skip, 1000);
-	assert_int_equal(s->skip_limit, TICK_LIMIT_TIMER);
+	expect_dyntick(s, "the only timer 1000 ticks ahead, on a 10 s device", 1000, 1000, TICK_LIMIT_TIMER);
 	check_jiffies_exact();
 
 	/* SMP (the 2005 patch's rule): while another CPU is busy, no tick is
@@ -515,6 +578,54 @@ static void test_dyntick_skip_limit_and_counts(void **state)
 	host_irqs_disabled = false;
 	timer_del(&t);
 	assert_int_equal(tick_set_device("long"), 0);
+}
+
+/* Dyntick at `hz` with one hrtimer 10.5 periods past the last boundary:
+ * the skip ends on the boundary before it (10), never past it; and an
+ * interrupt 1.5 periods in ends the skip: jiffies caught up, the device
+ * ticking at HZ again, the one-shot deadline forgotten (tick_restart). */
+static void check_dyntick_skip_and_restart(unsigned hz)
+{
+	char what[96];
+	set_hz(hz);
+	assert_int_equal(tick_set_mode(TICK_MODE_DYNTICK), 0);
+	/* A wheel timer 5 ticks ahead, in this rate's periods. */
+	snprintf(what, sizeof(what), "the only timer 5 ticks ahead at HZ=%u", hz);
+	expect_dyntick(idle_with_timer_ahead(5), what, 5, 5, TICK_LIMIT_TIMER);
+
+	static struct hrtimer h;
+	hrtimer_init(&h, nop_hrtimer, "mid-period");
+	release_probes();
+	fake_ns = MAX(fake_ns, dev_next);
+	deliver(VEC_DEV);                       /* a tick: jiffies current */
+	exp_advance();
+	struct tick_cpu *tc = this_tick();
+	uint64_t period = tc->period_ns, boundary = tc->last_jiffy_ns;
+	hrtimer_start(&h, boundary + period * 21 / 2);
+	host_irqs_disabled = true;
+	tick_idle_enter();
+	snprintf(what, sizeof(what), "the only timer an hrtimer 10.5 ticks past the last boundary, HZ=%u", hz);
+	expect_dyntick(tc, what, 10, 10, TICK_LIMIT_HRTIMER);
+
+	/* Another interrupt, 1.5 periods in. */
+	fake_ns = boundary + period * 3 / 2;
+	deliver(VEC_OTHER);
+	check_jiffies_exact();
+	expect_ticking_again(tc, "after an interrupt ended a skip early");
+	tick_idle_exit();
+	hrtimer_cancel(&h);
+	host_irqs_disabled = false;
+	check_jiffies_exact();
+}
+
+static void test_dyntick_skips_whole_ticks_and_restarts_at_hz(void **state)
+{
+	(void)state;
+	assert_int_equal(tick_set_device("long"), 0);
+	static const unsigned hzs[] = { 100, 1000, 250 };
+	for (unsigned i = 0; i < sizeof(hzs) / sizeof(hzs[0]); i++)
+		check_dyntick_skip_and_restart(hzs[i]);
+	set_hz(CONFIG_HZ);
 }
 
 static void test_tickless_programs_the_deadline(void **state)
@@ -1530,6 +1641,7 @@ int main(void)
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_dyntick_skip_rules),
 		cmocka_unit_test(test_dyntick_skip_limit_and_counts),
+		cmocka_unit_test(test_dyntick_skips_whole_ticks_and_restarts_at_hz),
 		cmocka_unit_test(test_tickless_programs_the_deadline),
 		cmocka_unit_test(test_tickless_idle_entry_sees_a_remote_arm_before_the_jiffy),
 		cmocka_unit_test(test_tickless_busy_cpu_is_kicked_for_a_remote_hrtimer),
