@@ -57,10 +57,13 @@ def unit(name, timeout=300):
     mk = subprocess.run(["make", "--no-print-directory", "-s", target], cwd=ROOT,
                         capture_output=True, text=True, timeout=timeout)
     assert mk.returncode == 0, f"{target} does not build:\n{mk.stdout[-2000:]}{mk.stderr[-2000:]}"
+    # One stream: cmocka writes a failed assert's lines to stderr and the
+    # RUN/OK lines to stdout, and only interleaved do they say which test
+    # failed and why (unit_block).
     try:
-        p = subprocess.run([os.path.join(ROOT, target)], cwd=ROOT, capture_output=True,
-                           text=True, timeout=timeout)
-        out = p.stdout + p.stderr
+        p = subprocess.run([os.path.join(ROOT, target)], cwd=ROOT, stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, text=True, timeout=timeout)
+        out = p.stdout
     except subprocess.TimeoutExpired as e:
         out = (e.stdout or b"").decode() if isinstance(e.stdout, bytes) else (e.stdout or "")
     results = {}

@@ -11,6 +11,14 @@ def test_skip_rules_on_a_fake_clock():
     assert_unit("test_tick", "test_dyntick_skip_rules")
 
 
+@pytest.mark.points(10)
+def test_whole_ticks_and_the_restart_at_each_hz_on_a_fake_clock():
+    """At HZ=100, 1000 and 250: a skip counted in this rate's periods, an
+    hrtimer mid-period skipped to the boundary before it (rounded down),
+    and an early interrupt putting the device back to periodic at HZ."""
+    assert_unit("test_tick", "test_dyntick_skips_whole_ticks_and_restarts_at_hz")
+
+
 @pytest.mark.points(15)
 @pytest.mark.parametrize("hz", [100, 250, 1000])
 def test_wakeups_and_exact_jiffies_after_sleeps(hz):

@@ -13,6 +13,14 @@ def test_programs_the_deadline_on_a_fake_clock():
     assert_unit("test_tick", "test_tickless_programs_the_deadline")
 
 
+@pytest.mark.points(10)
+def test_the_earliest_timer_to_the_ns_on_a_fake_clock():
+    """next_timer_on's answer, to the ns: a wheel timer at its jiffy's
+    boundary at HZ=100, 1000 and 250; an hrtimer alone, before and after
+    a wheel timer; a jiffy already past due now."""
+    assert_unit("test_tick", "test_tickless_next_timer_is_the_earliest")
+
+
 @pytest.fixture(scope="module")
 def run():
     return boot(["idle 5", "every 500", "idle 3", "every off", "wakeups reset",
