@@ -35,6 +35,9 @@ int cmd_busy(int argc, char **argv);
 /* kernel/shell/cmd_tick.c */
 int cmd_tick(int argc, char **argv);
 int cmd_dyntick(int argc, char **argv);
+/* `wakeups reset` and `dyntick reset`: every CPU's wakeup and skip
+ * counters start again, and one line says so (cmd_wakeups.c). */
+int wakeups_reset_and_say(void);
 int cmd_hz(int argc, char **argv);
 
 /* kernel/shell/cmd_wakeups.c */

@@ -95,9 +95,6 @@ struct tick_cpu {
 	uint32_t skip_from;               /* jiffies when the tick stopped */
 	enum tick_limit skip_limit;       /* what chose the current sleep's length */
 	const char *skip_timer;           /* name of the timer that chose it, if any */
-	/* statistics (dyntick command): tick stops, and at each catch-up the
-	 * ticks actually slept through (an interrupt may end a skip early) */
-	uint64_t skips, ticks_skipped, catchups, longest_skip;
 	struct path_cpu path;             /* the interrupt path's stamps (time/path.h) */
 };
 

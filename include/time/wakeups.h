@@ -23,6 +23,14 @@ enum wakeup_kind { WAKE_TICK, WAKE_TIMER, WAKE_HRTIMER, WAKE_LIMIT_DEVICE,
 
 #define WAKEUP_CAUSES_MAX 32
 
+/* The skips of one skipping mode (the `dyntick` command): the idle entries
+ * that stopped the tick; at each catch-up, the ticks actually slept
+ * through (an interrupt may end a skip early) and the longest. */
+enum skip_mode { SKIP_DYNTICK, SKIP_TICKLESS, SKIP_MODES };
+struct skip_counts {
+	uint64_t skips, ticks_skipped, catchups, longest_skip;
+};
+
 struct wakeup_cause {
 	enum wakeup_kind kind;
 	const char *name;       /* timer name, or NULL */
@@ -43,6 +51,7 @@ struct wakeup_stats {
 	uint64_t window_max_sleep_ns;       /* since wakeups_window_start(), of that time only */
 	unsigned asleep;                    /* in a snapshot: CPUs asleep at its `now` */
 	uint64_t skips_by_limit[TICK_LIMIT_COUNT];   /* what chose each skip's length */
+	struct skip_counts by_mode[SKIP_MODES];     /* dyntick's and tickless' own */
 	struct wakeup_cause causes[WAKEUP_CAUSES_MAX];
 	unsigned ncauses;
 	uint64_t other;                     /* causes that did not fit the table */
@@ -71,7 +80,8 @@ struct wakeup_cpu {
 void wakeups_idle_enter(uint64_t now);
 void wakeups_note_irq(unsigned vector);         /* an interrupt while idle */
 void wakeups_note_tick_event(void);             /* the tick device fired */
-void wakeups_note_skip(enum tick_limit limit, const char *name, uint64_t len_ns);
+void wakeups_note_skip(enum skip_mode mode, enum tick_limit limit, const char *name);
+void wakeups_note_catchup(enum skip_mode mode, uint32_t ticks_slept);
 void wakeups_idle_exit(uint64_t now);
 /* An interrupt came between wakeups_idle_enter and the halt, so the CPU
  * will not halt: forget the sleep without counting it, and count it as

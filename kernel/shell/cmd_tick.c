@@ -12,6 +12,9 @@
 #include "time/percpu.h"
 #include "time/jiffies.h"
 #include "time/tick.h"
+#include "time/timekeeping.h"
+#include "time/wakeups.h"
+#include "arch/smp.h"
 #include "shell/commands.h"
 
 /* ---------------------------------------------------------- tick */
@@ -71,6 +74,36 @@ int cmd_tick(int argc, char **argv)
 
 /* ---------------------------------------------------------- dyntick */
 
+static void skip_row(const char *mode, int cpu, const struct skip_counts *k)
+{
+	if (cpu < 0)
+		kprintf("%-8s  all", mode);
+	else
+		kprintf("%-8s  %3d", mode, cpu);
+	kprintf("  %6llu  %13llu  %9llu  %6llu ticks\n", (unsigned long long)k->skips,
+	        (unsigned long long)k->ticks_skipped, (unsigned long long)k->catchups,
+	        (unsigned long long)k->longest_skip);
+}
+
+/* Each skipping mode's counters (include/time/wakeups.h), summed over
+ * every CPU, then each CPU's on several; since the last reset, which
+ * `wakeups reset` and `dyntick reset` both make, of everything. */
+static void print_skips(void)
+{
+	static struct wakeup_stats sum, each[NR_CPUS];
+	static const char *const names[SKIP_MODES] = { [SKIP_DYNTICK] = "dyntick", [SKIP_TICKLESS] = "tickless" };
+	wakeups_snapshot_each(ktime_get_ns(), &sum, each);
+	char at[FMT_FIXED_SIZE];
+	kprintf("skips since %s s of uptime (dyntick reset starts them and the wakeups again):\n",
+	        fmt_fixed(at, sizeof(at), sum.since_ns / NSEC_PER_MSEC, 3));
+	kprintf("mode      cpu   skips  ticks skipped  catch-ups  longest skip\n");
+	for (unsigned m = 0; m < SKIP_MODES; m++) {
+		skip_row(names[m], -1, &sum.by_mode[m]);
+		for (unsigned cpu = 0; cpus_online > 1 && cpu < cpus_online; cpu++)
+			skip_row(names[m], (int)cpu, &each[cpu].by_mode[m]);
+	}
+}
+
 int cmd_dyntick(int argc, char **argv)
 {
 	struct tick_cpu *tc = this_tick();
@@ -78,6 +111,8 @@ int cmd_dyntick(int argc, char **argv)
 		return tick_switch_and_say(TICK_MODE_DYNTICK);
 	if (argc == 2 && strcmp(argv[1], "off") == 0)
 		return tick_switch_and_say(TICK_MODE_PERIODIC);
+	if (argc == 2 && strcmp(argv[1], "reset") == 0)
+		return wakeups_reset_and_say();
 	if (argc != 1)
 		return SHELL_USAGE;
 	/* The 2005 dyntick patch's sysfs file, line for line. */
@@ -86,9 +121,7 @@ int cmd_dyntick(int argc, char **argv)
 	kprintf("using APIC:\t%d\n", strcmp(tc->dev->name, "lapic") == 0);
 	kprintf("mode: %s, device: %s, max skip: %llu ticks at HZ=%u\n", tick_mode_name(tc->mode),
 	        tc->dev->name, (unsigned long long)tick_max_skip(), tc->hz);
-	kprintf("skips: %llu, ticks skipped: %llu, catch-ups: %llu, longest skip: %llu ticks\n",
-	        (unsigned long long)tc->skips, (unsigned long long)tc->ticks_skipped,
-	        (unsigned long long)tc->catchups, (unsigned long long)tc->longest_skip);
+	print_skips();
 	return 0;
 }
 

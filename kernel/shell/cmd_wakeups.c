@@ -57,7 +57,7 @@ static void print_cause(const struct wakeup_cause *c)
 /* wakeups reset: every CPU counts afresh.  One line: the count read back
  * after the reset (0, unless a wakeup came meanwhile) and since when, and
  * what it was before. */
-static int wakeups_reset_and_say(void)
+int wakeups_reset_and_say(void)
 {
 	static struct wakeup_stats before, after, each[NR_CPUS];
 	uint64_t now = ktime_get_ns();

@@ -55,7 +55,7 @@ const struct shell_command shell_commands[] = {
 	{ "stress",   "SECONDS" RANGE(1, STRESS_MAX_S),
 	              "every CPU, its timer callbacks and its interrupts arm and cancel shared timers; "
 	              "check none lost, doubled, early or late", cmd_stress },
-	{ "dyntick",  "[on|off]",     "the 2005 patch's status lines and skip counters; on = dyntick, off = periodic", cmd_dyntick },
+	{ "dyntick",  "[on|off|reset]", "the 2005 patch's status lines, then each mode's skip counters for all CPUs and each; on = dyntick, off = periodic, reset = wakeups reset", cmd_dyntick },
 	{ "wakeups",  "[reset|CPU]",  "why the CPUs woke (or CPU N), per cause, since the last reset (like powertop)", cmd_wakeups },
 	{ "idle",     "SECONDS" RANGE(1, IDLE_MAX_S),
 	              "idle, then wakeups, sleep lengths, % halted: all CPUs, and each", cmd_idle },

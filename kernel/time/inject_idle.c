@@ -29,6 +29,7 @@
 #include "time/clockevent.h"
 #include "time/inject.h"
 #include "time/percpu.h"
+#include "time/wakeups.h"
 #include "time/timekeeping.h"
 
 /* idle-race waits this long past the old deadline, so the device has
@@ -74,6 +75,14 @@ static int fault_set_next_event(struct clock_event_device *dev, uint64_t ticks)
 	return rc;
 }
 
+/* How many skips this CPU has begun, in either mode (its own counts: in
+ * its interrupt, nobody else writes them). */
+static uint64_t my_skips(void)
+{
+	const struct wakeup_stats *s = &time_wakeups_of(arch_this_cpu_id())->stats;
+	return s->by_mode[SKIP_DYNTICK].skips + s->by_mode[SKIP_TICKLESS].skips;
+}
+
 static void fault_event(struct clock_event_device *dev)
 {
 	if (fault.kind == IDLE_FAULT_LATE && armed_here_and_idle() && !fault.late.done) {
@@ -85,8 +94,8 @@ static void fault_event(struct clock_event_device *dev)
 				;       /* away: the device fired, nobody answers */
 			fault.late.woke_ns = ktime_get_ns();
 			fault.late_taken = true;
-			fault.skips_at_late = this_tick()->skips;
-		} else if (this_tick()->skips != fault.skips_at_late) {
+			fault.skips_at_late = my_skips();
+		} else if (my_skips() != fault.skips_at_late) {
 			fault.late.next_wake_ns = fault.idle_program_ns;     /* the skip's end */
 			fault.late.done = true;
 		} else {

@@ -37,6 +37,12 @@ uint64_t tick_max_skip(void)
 	return tc->dev ? tc->dev->max_delta_ns / tc->period_ns : 0;
 }
 
+/* Which skipping mode's counters a skip counts in (wakeups.h). */
+static enum skip_mode skip_mode_of(const struct tick_cpu *tc)
+{
+	return tc->mode == TICK_MODE_TICKLESS ? SKIP_TICKLESS : SKIP_DYNTICK;
+}
+
 /* The earliest pending timer of either kind on CPU `cpu`, as absolute ns
  * (its wheel's expiry at its jiffy boundary, from this CPU's copy of the
  * boundary); false if none.  *limit says which kind, *name which timer. */
@@ -232,9 +238,9 @@ static bool dyntick_plan(struct tick_cpu *tc, uint64_t now, bool follower, struc
 }
 
 /* Program the sleep planned, stop the tick and account for it. */
-static void stop_tick(struct tick_cpu *tc, uint64_t now, const struct sleep_plan *p)
+static void stop_tick(struct tick_cpu *tc, const struct sleep_plan *p)
 {
-	/* The device counts from now, not from the `now` this decision began
+	/* The device counts from now, not from the `now` the decision began
 	 * with: the decision itself takes time (finding the next timer, the
 	 * limits), and a delta measured from its start would make every skip
 	 * end that much past its deadline (as every hrtimer that ended a skip
@@ -246,9 +252,8 @@ static void stop_tick(struct tick_cpu *tc, uint64_t now, const struct sleep_plan
 	tick_release_jiffies();
 	tc->skip_limit = p->limit;
 	tc->skip_timer = p->name;
-	tc->skips++;
 	tc->skip_from = jiffies;        /* tick_restart counts what was slept */
-	wakeups_note_skip(p->limit, p->name, p->next - now);
+	wakeups_note_skip(skip_mode_of(tc), p->limit, p->name);
 }
 
 /* Decide how long the CPU may sleep and program the tick device for it.
@@ -280,7 +285,7 @@ static uint64_t stop_tick_if_worth_it(struct tick_cpu *tc, uint64_t now)
 	} else {
 		tc->skip = (unsigned)((p.next - tc->last_jiffy_ns) / tc->period_ns);
 	}
-	stop_tick(tc, now, &p);
+	stop_tick(tc, &p);
 	return p.next;
 }
 
@@ -333,11 +338,7 @@ static void tick_restart(struct tick_cpu *tc, unsigned vector)
 	uint64_t now = timekeeping_update();
 	tick_note_latency(tc, now);
 	tick_update_jiffies(tc, now);
-	tc->catchups++;
-	uint32_t slept = jiffies - tc->skip_from;
-	tc->ticks_skipped += slept;
-	if (slept > tc->longest_skip)
-		tc->longest_skip = slept;
+	wakeups_note_catchup(skip_mode_of(tc), jiffies - tc->skip_from);
 	WRITE_ONCE(tc->stopped, false);
 	/* Dyntick: the 2005 dyntick patch's rule, back to one tick per period
 	 * at once.  Tickless: tick_irq_exit() programs the next tick once the

@@ -85,15 +85,26 @@ void wakeups_note_tick_event(void)
 		w->cur.tick_fired = true;
 }
 
-void wakeups_note_skip(enum tick_limit limit, const char *name, uint64_t len_ns)
+void wakeups_note_skip(enum skip_mode mode, enum tick_limit limit, const char *name)
 {
-	(void)len_ns;
 	struct wakeup_cpu *w = this_wakeups();
 	spin_lock(&w->lock);
 	w->cur.skipping = true;
 	w->cur.limit = limit;
 	w->cur.name = name;
 	w->stats.skips_by_limit[limit]++;
+	w->stats.by_mode[mode].skips++;
+	spin_unlock(&w->lock);
+}
+
+void wakeups_note_catchup(enum skip_mode mode, uint32_t ticks_slept)
+{
+	struct wakeup_cpu *w = this_wakeups();
+	struct skip_counts *k = &w->stats.by_mode[mode];
+	spin_lock(&w->lock);
+	k->catchups++;
+	k->ticks_skipped += ticks_slept;
+	k->longest_skip = MAX(k->longest_skip, (uint64_t)ticks_slept);
 	spin_unlock(&w->lock);
 }
 
@@ -241,6 +252,12 @@ static void add_stats(struct wakeup_stats *sum, const struct wakeup_stats *s)
 		sum->window_max_sleep_ns = s->window_max_sleep_ns;
 	for (unsigned l = 0; l < TICK_LIMIT_COUNT; l++)
 		sum->skips_by_limit[l] += s->skips_by_limit[l];
+	for (unsigned m = 0; m < SKIP_MODES; m++) {
+		sum->by_mode[m].skips += s->by_mode[m].skips;
+		sum->by_mode[m].ticks_skipped += s->by_mode[m].ticks_skipped;
+		sum->by_mode[m].catchups += s->by_mode[m].catchups;
+		sum->by_mode[m].longest_skip = MAX(sum->by_mode[m].longest_skip, s->by_mode[m].longest_skip);
+	}
 	for (unsigned i = 0; i < s->ncauses; i++)
 		charge(sum, s->causes[i].kind, s->causes[i].name, s->causes[i].vector,
 		       s->causes[i].count);

@@ -241,23 +241,32 @@ def trace(text):
 # enabled:	1
 # using APIC:	1
 # mode: tickless, device: lapic, max skip: 17179 ticks at HZ=250
-# skips: 33, ticks skipped: 780, catch-ups: 33, longest skip: 250 ticks
+# skips since 0.067 s of uptime (dyntick reset starts them and the wakeups again):
+# mode      cpu   skips  ticks skipped  catch-ups  longest skip
+# dyntick   all       2            500          2     250 ticks
+# dyntick     0       1            250          1     250 ticks      (one per CPU on several)
+# tickless  all       0              0          0       0 ticks
 Dyntick = namedtuple("Dyntick", "suitable enabled using_apic mode device max_skip hz "
-                                "skips ticks_skipped catch_ups longest_skip")
+                                "skips ticks_skipped catch_ups longest_skip rows")
 DYNTICK_STATE_RE = re.compile(r"^suitable:\t(\d)\s*\nenabled:\t(\d)\s*\nusing APIC:\t(\d)", re.M)
 DYNTICK_MODE_RE = re.compile(r"^mode: (\S+), device: (\S+), max skip: (\d+) ticks at HZ=(\d+)", re.M)
-DYNTICK_SKIPS_RE = re.compile(r"^skips: (\d+), ticks skipped: (\d+), catch-ups: (\d+), longest skip: (\d+) ticks",
-                              re.M)
+DYNTICK_ROW_RE = re.compile(r"^(dyntick|tickless)\s+(all|\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+) ticks\s*$", re.M)
 
 
 def dyntick(text):
-    """`dyntick`: the 2005 patch's three status lines, then lull's mode
-    and skip counters."""
-    s = _search(DYNTICK_STATE_RE, text.replace("\r", ""), "dyntick status")
+    """`dyntick`: the 2005 patch's three status lines, lull's mode line, and
+    the skip counters: `rows` is {(mode, "all" or a CPU number): (skips,
+    ticks skipped, catch-ups, longest)}, and the skips fields are the row
+    of all CPUs in the mode running (dyntick's when periodic)."""
+    text = text.replace("\r", "")
+    s = _search(DYNTICK_STATE_RE, text, "dyntick status")
     m = _search(DYNTICK_MODE_RE, text, "dyntick mode")
-    k = _search(DYNTICK_SKIPS_RE, text, "dyntick skips")
+    rows = {(r[0], r[1] if r[1] == "all" else int(r[1])): tuple(int(x) for x in r[2:])
+            for r in DYNTICK_ROW_RE.findall(text)}
+    mode = m.group(1) if m.group(1) in ("dyntick", "tickless") else "dyntick"
+    assert (mode, "all") in rows, f"no dyntick skip counters in:\n{text}"
     return Dyntick(*(int(x) for x in s.groups()), m.group(1), m.group(2), int(m.group(3)), int(m.group(4)),
-                   *(int(x) for x in k.groups()))
+                   *rows[(mode, "all")], rows)
 
 
 # ---------------------------------------------------------------- cpus

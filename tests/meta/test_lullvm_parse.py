@@ -132,8 +132,11 @@ def test_trace_that_overflowed(smp2):
 
 def test_dyntick(smp2):
     d = parse.dyntick(smp2.out("dyntick"))
-    assert d == (1, 1, 1, "tickless", "lapic", 17179, 250, 33, 780, 33, 250)
-    assert parse.dyntick(smp2.out("dyntick", 1)).mode == "dyntick"
+    assert d[:11] == (1, 1, 1, "tickless", "lapic", 17179, 250, 33, 780, 33, 250)
+    assert d.rows[("tickless", 1)] == (3, 250, 3, 250) and d.rows[("dyntick", "all")] == (0, 0, 0, 0)
+    assert len(d.rows) == 6
+    # Periodic or dyntick running: the dyntick row of all CPUs.
+    assert parse.dyntick(smp2.out("dyntick", 1))[3:8] == ("dyntick", "lapic", 17179, 250, 0)
 
 
 def test_cpus(smp2):

@@ -52,7 +52,7 @@ static void sleep_until_tick(uint64_t from, uint64_t to, enum tick_limit limit, 
 {
 	wakeups_idle_enter(from);
 	if (limit != TICK_LIMIT_NONE)
-		wakeups_note_skip(limit, name, to - from);
+		wakeups_note_skip(SKIP_TICKLESS, limit, name);
 	wakeups_note_irq(VEC_TICK);
 	wakeups_note_tick_event();
 	wakeups_idle_exit(to);
@@ -144,7 +144,7 @@ static void test_each_wakeup_charged_to_one_cause(void **state)
 
 	/* A skip another interrupt cut short: that line, not the timer. */
 	wakeups_idle_enter(0);
-	wakeups_note_skip(TICK_LIMIT_TIMER, "blink", 100000000);
+	wakeups_note_skip(SKIP_TICKLESS, TICK_LIMIT_TIMER, "blink");
 	wakeups_note_irq(VEC_UART);
 	wakeups_idle_exit(30000000);
 	assert_int_equal(count_of(WAKE_IRQ, NULL, VEC_UART), 1);
@@ -247,6 +247,31 @@ static void test_window_counts_from_its_start(void **state)
 	assert_int_equal(boot_stats.max_sleep_ns, 10000000);
 }
 
+/* Each skipping mode counts its own skips and catch-ups, the sum over
+ * CPUs keeps the longest, and one reset clears them with the wakeups. */
+static void test_skips_counted_per_mode_and_reset_together(void **state)
+{
+	(void)state;
+	static struct wakeup_stats sum, each[TIME_MAX_CPUS];
+	wakeups_note_skip(SKIP_DYNTICK, TICK_LIMIT_TIMER, "blink");
+	wakeups_note_catchup(SKIP_DYNTICK, 13);
+	wakeups_note_skip(SKIP_TICKLESS, TICK_LIMIT_DEVICE, NULL);
+	wakeups_note_catchup(SKIP_TICKLESS, 250);
+	wakeups_note_skip(SKIP_TICKLESS, TICK_LIMIT_DEVICE, NULL);
+	wakeups_note_catchup(SKIP_TICKLESS, 3);
+	wakeups_snapshot_each(1000, &sum, each);
+	assert_int_equal(sum.by_mode[SKIP_DYNTICK].skips, 1);
+	assert_int_equal(sum.by_mode[SKIP_DYNTICK].ticks_skipped, 13);
+	assert_int_equal(sum.by_mode[SKIP_TICKLESS].skips, 2);
+	assert_int_equal(sum.by_mode[SKIP_TICKLESS].catchups, 2);
+	assert_int_equal(sum.by_mode[SKIP_TICKLESS].ticks_skipped, 253);
+	assert_int_equal(sum.by_mode[SKIP_TICKLESS].longest_skip, 250);
+	wakeups_reset(2000);
+	wakeups_snapshot_each(3000, &sum, each);
+	assert_int_equal(sum.by_mode[SKIP_DYNTICK].skips, 0);
+	assert_int_equal(sum.by_mode[SKIP_TICKLESS].longest_skip, 0);
+}
+
 /* kernel/idle.c lets pending interrupts in between tick_idle_enter and
  * the halt; if one came, the CPU does not halt and the sleep is given up:
  * not a wakeup, no idle time, no cause; counted as abandoned. */
@@ -255,7 +280,7 @@ static void test_abandoned_sleep_is_no_wakeup(void **state)
 	(void)state;
 	/* Nothing came in the window: nothing to give up, the sleep goes on. */
 	wakeups_idle_enter(1000);
-	wakeups_note_skip(TICK_LIMIT_DEVICE, NULL, 68000000000ull);
+	wakeups_note_skip(SKIP_TICKLESS, TICK_LIMIT_DEVICE, NULL);
 	assert_false(wakeups_idle_abandon());
 	wakeups_idle_exit(5000);                /* halted, woke for nothing */
 	assert_int_equal(boot_stats.abandoned, 0);
@@ -264,7 +289,7 @@ static void test_abandoned_sleep_is_no_wakeup(void **state)
 	/* The old deadline's interrupt, pending at the halt, came in the
 	 * window (judged stale: no tick event). */
 	wakeups_idle_enter(10000);
-	wakeups_note_skip(TICK_LIMIT_DEVICE, NULL, 68000000000ull);
+	wakeups_note_skip(SKIP_TICKLESS, TICK_LIMIT_DEVICE, NULL);
 	wakeups_note_irq(VEC_TICK);
 	assert_true(wakeups_idle_abandon());
 	assert_int_equal(boot_stats.abandoned, 1);
@@ -357,7 +382,7 @@ static void test_skips_counted_by_limit(void **state)
 	/* A skip counts by what chose its length even when another
 	 * interrupt ended it early. */
 	wakeups_idle_enter(0);
-	wakeups_note_skip(TICK_LIMIT_TIMER, "blink", 100000000);
+	wakeups_note_skip(SKIP_TICKLESS, TICK_LIMIT_TIMER, "blink");
 	wakeups_note_irq(VEC_KBD);
 	wakeups_idle_exit(1000);
 
@@ -580,6 +605,7 @@ int main(void)
 		cmocka_unit_test_setup(test_window_max_sleep, fresh),
 		cmocka_unit_test_setup(test_halted_is_the_halts_share, fresh),
 		cmocka_unit_test_setup(test_window_counts_from_its_start, fresh),
+		cmocka_unit_test_setup(test_skips_counted_per_mode_and_reset_together, fresh),
 		cmocka_unit_test_setup(test_abandoned_sleep_is_no_wakeup, fresh),
 		cmocka_unit_test_setup(test_reset_forgets_everything, fresh),
 		cmocka_unit_test_setup(test_causes_table_overflows_into_other, fresh),
