@@ -1,11 +1,12 @@
 """Lab alarm (docs/labs/alarm.md): sleeper_arm, sleeper_wake, sleep_ticks
-and sleep_ns in kernel/sleep.c, graded by lull's versions of Pintos' alarm
-tests (`alarm TEST`, kernel/shell/cmd_alarm.c) and by what sleeping costs."""
+and sleep_ns in kernel/sleep.c, graded by a host test of arming and waking
+(tests/unit/test_sleep.c), lull's versions of Pintos' alarm tests (`alarm
+TEST`, kernel/shell/cmd_alarm.c) and by what sleeping costs."""
 import re
 
 import pytest
 
-from conftest import boot, expect, uptime
+from conftest import assert_unit, boot, expect, uptime
 
 TESTS = ["single", "multiple", "simultaneous", "order", "zero", "negative"]
 
@@ -13,6 +14,17 @@ TESTS = ["single", "multiple", "simultaneous", "order", "zero", "negative"]
 @pytest.fixture(scope="module")
 def run():
     return boot(["tick tickless"] + [f"alarm {t}" for t in TESTS] + ["uptime", "sleep 250", "uptime"])
+
+
+@pytest.mark.points(10)
+def test_sleeper_arm_and_wake():
+    """On a fake wheel: the timer n jiffies after armed_jiffy, armed with
+    interrupts off; <= 0 ticks wakes at once with no timer; beyond 2^31 - 1
+    is -EINVAL; sleeper_wake sets woke and woke_jiffy before notify."""
+    assert_unit("test_sleep", "test_arm_sets_the_timer_ticks_ahead",
+                "test_wake_notes_the_jiffy_then_notifies",
+                "test_zero_or_less_wakes_at_once_without_a_timer",
+                "test_beyond_the_wheels_range_is_refused")
 
 
 @pytest.mark.points(5)
@@ -45,5 +57,5 @@ def test_sleep_ns_on_an_hrtimer(run):
     said = run.out("uptime", 0) + run.out("sleep 250") + run.out("uptime", 1)
     expect("error" not in run.out("sleep 250"), "`sleep 250` without an error", "an error line", said)
     expect(0.250 <= t1 - t0 <= 0.251, "sleep_ns: `sleep 250` takes 250 to 251 ms between the two uptimes",
-           f"{(t1 - t0) * 1000:.3f} ms" + (" (too early: was the hrtimer armed?)" if t1 - t0 < 0.25 else ""),
-           said)
+           f"{(t1 - t0) * 1000:.3f} ms" +
+           (" (too early: is the hrtimer due ns after ktime_get_ns()?)" if t1 - t0 < 0.25 else ""), said)
