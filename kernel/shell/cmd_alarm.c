@@ -100,6 +100,30 @@ static void cancel_all(unsigned n)
 		timer_del_sync(&sleepers[i].s.timer);
 }
 
+/* Why the wait gave up, told by the first sleeper still out, before its
+ * timer is cancelled. */
+static char gave_up[160];
+
+static void why_gave_up(const struct alarm_test *t)
+{
+	ksnprintf(gave_up, sizeof(gave_up), "a sleeper never woke (the wait gave up)");
+	for (unsigned i = 0; i < t->sleepers; i++) {
+		const struct sleeper *s = &sleepers[i].s;
+		if (sleepers[i].done >= t->sleeps)
+			continue;
+		if (s->woke)
+			ksnprintf(gave_up, sizeof(gave_up), "sleeper %u woke, but its notify was never called "
+			          "(sleeper_wake)", i);
+		else if (!timer_pending(&s->timer))
+			ksnprintf(gave_up, sizeof(gave_up), "sleeper %u's timer left the wheel, but the sleeper "
+			          "never woke (sleeper_wake)", i);
+		else
+			ksnprintf(gave_up, sizeof(gave_up), "sleeper %u never woke: its timer is still pending, "
+			          "for jiffy %u (now %u)", i, s->timer.expires, jiffies);
+		return;
+	}
+}
+
 /* Arm every sleeper, then re-arm each as it wakes until all are done.
  * Returns the number of wakes recorded, or a negative error. */
 static int run_sleepers(const struct alarm_test *t)
@@ -132,6 +156,7 @@ static int run_sleepers(const struct alarm_test *t)
 	while (recorded < total) {
 		wait_event(queued != taken || console_interrupted() || guard_fired);
 		if (queued == taken) {
+			why_gave_up(t);
 			cancel_all(n);
 			hrtimer_cancel(&guard);
 			return guard_fired ? -ETIMEDOUT : -EINTR;
@@ -234,7 +259,7 @@ int cmd_alarm(int argc, char **argv)
 		if (n == -EINTR)
 			return n;
 		if (n == -ETIMEDOUT) {
-			failed = "a sleeper never woke (the wait gave up)";
+			failed = gave_up;
 		} else if (n < 0) {
 			kprintf("error: sleeper_arm returned %d\n", n);
 			failed = "a sleeper could not be armed";
