@@ -18,12 +18,23 @@
  *   negative      sleep_ticks(-100) returns at once
  *
  * and for every test: no sleeper wakes before its tick, nor more than
- * ALARM_LATE_TICKS after it.  The last two lines say what it cost (this
- * CPU's wakeups and halted share while waiting) and the verdict:
+ * ALARM_LATE_TICKS after it.  Two more go through the sleep functions
+ * themselves, as a thread would call them (kernel/shell/alarm_sleep.c):
+ *
+ *   sleep         5 calls of sleep_ticks(10), with another interrupt every
+ *                 3 ms beside them: each returns on its own tick, and
+ *                 leaves no timer behind
+ *   interrupt     Ctrl-C, pressed by an hrtimer 100 ms into a 1 s sleep:
+ *                 sleep_ticks, then sleep_ns, must return -EINTR at once
+ *                 and leave no timer queued (it lived on their stack)
+ *
+ * The last two lines say what it cost (this CPU's wakeups and halted share
+ * while waiting) and the verdict:
  *   alarm NAME: W wakeups in T ms, halted H%
  *   alarm NAME: PASS            (or FAIL: the first check that failed)
  */
 #include "shell/args.h"
+#include "shell/alarm_sleep.h"
 #include "arch/smp.h"
 #include "console.h"
 #include "errno.h"
@@ -41,7 +52,6 @@
 
 #define ALARM_SLEEPERS_MAX  10u
 #define ALARM_WAKES_MAX     64u
-#define ALARM_LATE_TICKS    1u      /* a wakeup may come one tick late, never early */
 #define ALARM_BACKWARDS     100     /* `negative`: Pintos sleeps -100 ticks */
 #define ALARM_GUARD_SLACK_S 2u      /* the guard: twice the longest run, plus this */
 
@@ -247,10 +257,11 @@ int cmd_alarm(int argc, char **argv)
 		if (strcmp(argv[1], tests[i].name) == 0)
 			t = &tests[i];
 	bool zero = strcmp(argv[1], "zero") == 0, negative = strcmp(argv[1], "negative") == 0;
-	if (!t && !zero && !negative)
+	bool sleep = strcmp(argv[1], "sleep") == 0, interrupt = strcmp(argv[1], "interrupt") == 0;
+	if (!t && !zero && !negative && !sleep && !interrupt)
 		return SHELL_USAGE;
 
-	static char why[128];
+	static char why[160];
 	const char *failed = NULL;
 	uint64_t w0, w1, i0, i1, t0 = ktime_get_ns();
 	cost_mark(&w0, &i0, t0);
@@ -270,6 +281,12 @@ int cmd_alarm(int argc, char **argv)
 				        (wakes[k].iteration + 1) * wakes[k].ticks);
 			failed = check(t, (unsigned)n, why, sizeof(why));
 		}
+	} else if (sleep) {
+		failed = alarm_check_sleep_ticks(why, sizeof(why));
+	} else if (interrupt) {
+		failed = alarm_check_interrupted(false, why, sizeof(why));
+		if (!failed)
+			failed = alarm_check_interrupted(true, why, sizeof(why));
 	} else {
 		failed = check_at_once(zero ? 0 : -ALARM_BACKWARDS, why, sizeof(why));
 	}

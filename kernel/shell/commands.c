@@ -56,7 +56,7 @@ const struct shell_command shell_commands[] = {
 	{ "trace",    "SECONDS",      "record timer interrupts and idle entries/exits for 1..10 s, print CSV", cmd_trace },
 	{ "every",    "[MS|off]",     "a periodic wheel timer every MS ms (1..3600000), or stop it", cmd_every },
 	{ "power",    "[SECONDS]",    "idle SECONDS (default 5), then the 2005 article's laptop's idle power at that wakeup rate: a model", cmd_power },
-	{ "alarm",    "single|multiple|simultaneous|order|zero|negative", "Pintos' alarm-clock tests on the timer wheel's sleepers", cmd_alarm },
+	{ "alarm",    "single|multiple|simultaneous|order|zero|negative|sleep|interrupt", "Pintos' alarm-clock tests on the timer wheel's sleepers", cmd_alarm },
 	{ "keytimer", "MS",           "the next key's interrupt arms an MS ms timer (1..60000); report when it fires", cmd_keytimer },
 	{ "slack",    "[exact|PERCENT|default|piggyback on|off]", "default timer slack (a window of PERCENT of how far ahead a timer is armed); piggybacking on wakeups", cmd_slack },
 	{ "timerload", "N MIN_MS MAX_MS SECONDS [exact|normal|background|deferrable|PERCENT] [seed=S]",
