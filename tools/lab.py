@@ -66,7 +66,7 @@ BUILDS_ON = {
     "wheel":    ["jiffies"],
     "pit":      [],
     "dyntick":  ["jiffies", "wheel", "tickless"],
-    "tickless": ["jiffies", "wheel"],
+    "tickless": ["jiffies", "wheel", "dyntick"],
     "hz":       [],
 }
 

@@ -18,12 +18,23 @@
  *   negative      sleep_ticks(-100) returns at once
  *
  * and for every test: no sleeper wakes before its tick, nor more than
- * ALARM_LATE_TICKS after it.  The last two lines say what it cost (this
- * CPU's wakeups and halted share while waiting) and the verdict:
+ * ALARM_LATE_TICKS after it.  Two more go through the sleep functions
+ * themselves, as a thread would call them (kernel/shell/alarm_sleep.c):
+ *
+ *   sleep         5 calls of sleep_ticks(10), with another interrupt every
+ *                 3 ms beside them: each returns on its own tick, and
+ *                 leaves no timer behind
+ *   interrupt     Ctrl-C, pressed by an hrtimer 100 ms into a 1 s sleep:
+ *                 sleep_ticks, then sleep_ns, must return -EINTR at once
+ *                 and leave no timer queued (it lived on their stack)
+ *
+ * The last two lines say what it cost (this CPU's wakeups and halted share
+ * while waiting) and the verdict:
  *   alarm NAME: W wakeups in T ms, halted H%
  *   alarm NAME: PASS            (or FAIL: the first check that failed)
  */
 #include "shell/args.h"
+#include "shell/alarm_sleep.h"
 #include "arch/smp.h"
 #include "console.h"
 #include "errno.h"
@@ -41,7 +52,6 @@
 
 #define ALARM_SLEEPERS_MAX  10u
 #define ALARM_WAKES_MAX     64u
-#define ALARM_LATE_TICKS    1u      /* a wakeup may come one tick late, never early */
 #define ALARM_BACKWARDS     100     /* `negative`: Pintos sleeps -100 ticks */
 #define ALARM_GUARD_SLACK_S 2u      /* the guard: twice the longest run, plus this */
 
@@ -100,6 +110,30 @@ static void cancel_all(unsigned n)
 		timer_del_sync(&sleepers[i].s.timer);
 }
 
+/* Why the wait gave up, told by the first sleeper still out, before its
+ * timer is cancelled. */
+static char gave_up[160];
+
+static void why_gave_up(const struct alarm_test *t)
+{
+	ksnprintf(gave_up, sizeof(gave_up), "a sleeper never woke (the wait gave up)");
+	for (unsigned i = 0; i < t->sleepers; i++) {
+		const struct sleeper *s = &sleepers[i].s;
+		if (sleepers[i].done >= t->sleeps)
+			continue;
+		if (s->woke)
+			ksnprintf(gave_up, sizeof(gave_up), "sleeper %u woke, but its notify was never called "
+			          "(sleeper_wake)", i);
+		else if (!timer_pending(&s->timer))
+			ksnprintf(gave_up, sizeof(gave_up), "sleeper %u's timer left the wheel, but the sleeper "
+			          "never woke (sleeper_wake)", i);
+		else
+			ksnprintf(gave_up, sizeof(gave_up), "sleeper %u never woke: its timer is still pending, "
+			          "for jiffy %u (now %u)", i, s->timer.expires, jiffies);
+		return;
+	}
+}
+
 /* Arm every sleeper, then re-arm each as it wakes until all are done.
  * Returns the number of wakes recorded, or a negative error. */
 static int run_sleepers(const struct alarm_test *t)
@@ -132,6 +166,7 @@ static int run_sleepers(const struct alarm_test *t)
 	while (recorded < total) {
 		wait_event(queued != taken || console_interrupted() || guard_fired);
 		if (queued == taken) {
+			why_gave_up(t);
 			cancel_all(n);
 			hrtimer_cancel(&guard);
 			return guard_fired ? -ETIMEDOUT : -EINTR;
@@ -223,10 +258,11 @@ int cmd_alarm(int argc, char **argv)
 		if (strcmp(argv[1], tests[i].name) == 0)
 			t = &tests[i];
 	bool zero = strcmp(argv[1], "zero") == 0, negative = strcmp(argv[1], "negative") == 0;
-	if (!t && !zero && !negative)
+	bool sleep = strcmp(argv[1], "sleep") == 0, interrupt = strcmp(argv[1], "interrupt") == 0;
+	if (!t && !zero && !negative && !sleep && !interrupt)
 		return SHELL_USAGE;
 
-	static char why[128];
+	static char why[160];
 	const char *failed = NULL;
 	uint64_t w0, w1, i0, i1, t0 = ktime_get_ns();
 	cost_mark(&w0, &i0, t0);
@@ -235,7 +271,7 @@ int cmd_alarm(int argc, char **argv)
 		if (n == -EINTR)
 			return n;
 		if (n == -ETIMEDOUT) {
-			failed = "a sleeper never woke (the wait gave up)";
+			failed = gave_up;
 		} else if (n < 0) {
 			shell_error("alarm", n);
 			failed = "a sleeper could not be armed";
@@ -246,6 +282,12 @@ int cmd_alarm(int argc, char **argv)
 				        (wakes[k].iteration + 1) * wakes[k].ticks);
 			failed = check(t, (unsigned)n, why, sizeof(why));
 		}
+	} else if (sleep) {
+		failed = alarm_check_sleep_ticks(why, sizeof(why));
+	} else if (interrupt) {
+		failed = alarm_check_interrupted(false, why, sizeof(why));
+		if (!failed)
+			failed = alarm_check_interrupted(true, why, sizeof(why));
 	} else {
 		failed = check_at_once(zero ? 0 : -ALARM_BACKWARDS, why, sizeof(why));
 	}

@@ -67,7 +67,7 @@ const struct shell_command shell_commands[] = {
 	{ "power",    "[SECONDS" RANGE(1, IDLE_MAX_S) "]",
 	              "idle SECONDS (default " SHELL_SPELL(POWER_DEFAULT_S) "), then the 2005 article's laptop's "
 	              "idle power at that wakeup rate: a model", cmd_power },
-	{ "alarm",    "single|multiple|simultaneous|order|zero|negative", "Pintos' alarm-clock tests on the timer wheel's sleepers", cmd_alarm },
+	{ "alarm",    "single|multiple|simultaneous|order|zero|negative|sleep|interrupt", "Pintos' alarm-clock tests on the timer wheel's sleepers", cmd_alarm },
 	{ "keytimer", "MS" RANGE(1, KEYTIMER_MAX_MS),
 	              "the next key's interrupt arms an MS ms timer; report when it fires", cmd_keytimer },
 	{ "slack",    "[exact|PERCENT" RANGE(0, SLACK_PERCENT_MAX) "|default|piggyback on|off]",

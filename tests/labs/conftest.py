@@ -12,8 +12,11 @@ with the last 20 serial lines.  A failed check says what it expected,
 what it saw and the kernel's (or the host test's) own lines (expect()).
 """
 import os
+import pty
 import re
+import select
 import subprocess
+import time
 
 import pytest
 
@@ -50,34 +53,60 @@ def boot(commands, append="", extra=()):
 CMOCKA = re.compile(r"^\[\s+(OK|FAILED|ERROR)\s+\] (\w+)", re.M)
 
 
+def run_on_a_terminal(argv, timeout):
+    """Run argv with stdout and stderr on one pseudo-terminal, so that a
+    cmocka test's own error lines (stderr) come out inside its RUN ...
+    FAILED block (stdout, line-buffered on a terminal) instead of after
+    every block; its output, cut at `timeout` seconds."""
+    master, slave = pty.openpty()
+    p = subprocess.Popen(argv, cwd=ROOT, stdin=subprocess.DEVNULL, stdout=slave, stderr=slave)
+    os.close(slave)
+    out, deadline = b"", time.monotonic() + timeout
+    try:
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([master], [], [], 1)
+            if not ready:
+                if p.poll() is not None:
+                    break
+                continue
+            try:
+                data = os.read(master, 65536)
+            except OSError:         # EIO: the program ended
+                break
+            if not data:
+                break
+            out += data
+    finally:
+        os.close(master)
+        if p.poll() is None:
+            p.kill()
+        p.wait()
+    return out.decode("utf-8", "replace").replace("\r\n", "\n")
+
+
 def unit(name, timeout=300):
-    """Build and run the host test build/unit/<name>; {test: passed}, the
-    first result of each test name (a crash ends the list)."""
+    """Build and run the host test build/unit/<name>; {test: passed}, a
+    test passed if every run of it did (a test may run once per wheel,
+    say); a crash ends the list."""
     target = os.path.relpath(os.path.join(BUILD, "unit", name), ROOT)
     mk = subprocess.run(["make", "--no-print-directory", "-s", target], cwd=ROOT,
                         capture_output=True, text=True, timeout=timeout)
     assert mk.returncode == 0, f"{target} does not build:\n{mk.stdout[-2000:]}{mk.stderr[-2000:]}"
-    # One stream: cmocka writes a failed assert's lines to stderr and the
-    # RUN/OK lines to stdout, and only interleaved do they say which test
-    # failed and why (unit_block).
-    try:
-        p = subprocess.run([os.path.join(ROOT, target)], cwd=ROOT, stdout=subprocess.PIPE,
-                           stderr=subprocess.STDOUT, text=True, timeout=timeout)
-        out = p.stdout
-    except subprocess.TimeoutExpired as e:
-        out = (e.stdout or b"").decode() if isinstance(e.stdout, bytes) else (e.stdout or "")
+    out = run_on_a_terminal([os.path.join(ROOT, target)], timeout)
     results = {}
     for status, test in CMOCKA.findall(out):
-        results.setdefault(test, status == "OK")
+        results[test] = results.get(test, True) and status == "OK"
     return results, out
 
 
 def unit_block(out, test):
-    """What the host test printed while `test` ran: from its RUN line to
-    its result, with every `lab NAME: not implemented` line."""
-    m = re.search(rf"^\[ RUN\s+\] {re.escape(test)}\n(.*?)^\[\s+(?:OK|FAILED|ERROR)\s+\] {re.escape(test)}",
-                  out, re.M | re.S)
-    block = m.group(1).rstrip() if m else ""
+    """What the host test printed while `test` ran (its first run that did
+    not pass, else its first): from its RUN line to its result, with every
+    `lab NAME: not implemented` line."""
+    blocks = re.findall(rf"^\[ RUN\s+\] {re.escape(test)}\n(.*?)^\[\s+(OK|FAILED|ERROR)\s+\] {re.escape(test)}",
+                        out, re.M | re.S)
+    failed = [b for b, status in blocks if status != "OK"]
+    block = (failed or [b for b, _ in blocks] or [""])[0].rstrip()
     stubs = sorted(set(re.findall(r"^lab \w+: not implemented.*$", out, re.M)))
     return "\n".join(stubs + ([block] if block else []))
 

@@ -3,7 +3,8 @@ cancelling (bucket_forget), expiry and the cascade (cascade_collect,
 wheel_cascade) and the next-expiry query (wheel_earliest), in
 kernel/time/timer_cascade.c, timer_bucket.c and timer_expiry.c.  Graded
 by the randomized reference-model unit tests
-(tests/unit/test_timer_wheel.c), a counted next-expiry cost and a booted
+(tests/unit/test_timer_wheel.c, on both wheels), timers with windows
+(tests/unit/test_slack.c), a counted next-expiry cost and a booted
 kernel on the cascading wheel."""
 import re
 
@@ -18,6 +19,15 @@ def test_against_the_reference_model():
     same jiffies as in a plain model, and every next-expiry answer is the
     model's."""
     assert_unit("test_timer_wheel", "test_random_against_model", "test_random_nudges_against_model")
+
+
+@pytest.mark.points(10)
+def test_next_expiry_is_the_earliest_hard_end():
+    """Timers with windows (docs/timers.md) on a simulated tickless idle
+    loop that sleeps to each next-expiry answer (host test test_slack):
+    the answer is the earliest hard end, so every timer fires inside its
+    window, and a fixed set of windows costs the fewest wakeups."""
+    assert_unit("test_slack", "test_static_windows_optimum", "test_churn_and_piggyback")
 
 
 @pytest.mark.points(10)

@@ -26,6 +26,16 @@ static void check_covers_tightly(uint32_t ms, unsigned hz)
 		fail_msg("%u ms at HZ=%u: %llu ticks is one too many", ms, hz, (unsigned long long)j);
 }
 
+/* One comparison's answer against the true order. */
+static void check_answer(const char *f, uint32_t x, uint32_t y, bool got, bool want, int64_t gap)
+{
+	if (got != want)
+		fail_msg("%s(%u, %u) is %s, want %s: %u is %lld tick(s) %s %u%s", f, x, y,
+		         got ? "true" : "false", want ? "true" : "false", x, (long long)(gap < 0 ? -gap : gap),
+		         gap > 0 ? "after" : gap < 0 ? "before" : "- the same as", y,
+		         (x < y) == (gap > 0) && gap ? " (the 32-bit count wrapped between them)" : "");
+}
+
 /* time_after and friends agree with the order of the true 64-bit counts
  * whenever the two are less than 2^31 apart, wherever the 32-bit view
  * wraps between them. */
@@ -39,13 +49,14 @@ static void test_comparisons_across_the_wrap(void **state)
 		for (unsigned g = 0; g < sizeof(gaps) / sizeof(gaps[0]); g++) {
 			uint64_t early = bases[i], late = bases[i] + (uint64_t)gaps[g];
 			uint32_t a = (uint32_t)late, b = (uint32_t)early;
-			bool later = gaps[g] > 0;
-			if (time_after(a, b) != later || time_before(b, a) != later)
-				fail_msg("time_after(%u, %u) with %lld between them", a, b, (long long)gaps[g]);
-			if (!time_after_eq(a, b) || !time_before_eq(b, a))
-				fail_msg("time_after_eq(%u, %u) with %lld between them", a, b, (long long)gaps[g]);
-			if (later && (time_after(b, a) || time_after_eq(b, a) || time_before(a, b)))
-				fail_msg("%u is before %u, %lld between them", b, a, (long long)gaps[g]);
+			int64_t gap = gaps[g];          /* a is gap ticks after b */
+			check_answer("time_after", a, b, time_after(a, b), gap > 0, gap);
+			check_answer("time_after", b, a, time_after(b, a), false, -gap);
+			check_answer("time_after_eq", a, b, time_after_eq(a, b), true, gap);
+			check_answer("time_after_eq", b, a, time_after_eq(b, a), gap == 0, -gap);
+			check_answer("time_before", b, a, time_before(b, a), gap > 0, -gap);
+			check_answer("time_before", a, b, time_before(a, b), false, gap);
+			check_answer("time_before_eq", b, a, time_before_eq(b, a), true, -gap);
 		}
 	}
 	/* The boot's own crossing: INITIAL_JIFFIES then JIFFIES_WRAP_AFTER_S later. */

@@ -260,7 +260,8 @@ static unsigned idle_loop(bool piggyback)
 		if (wakeups % 512 == 0) {
 			uint32_t want = 0;
 			if (!model_next(&want) || want != next)
-				fail_seed("next expiry %#x, model %#x (now %#x)", next, want, now);
+				fail_seed("next expiry %#x (timer_next_expiry, from wheel_earliest), want %#x, the "
+				          "earliest hard end of the pending windows (now %#x)", next, want, now);
 		}
 		uint32_t sleep = next - now;
 		if (piggyback && sleep > 1 && rnd32() % 4 == 0)
