@@ -154,12 +154,14 @@ def student_end(region):
 
 
 def render(parts, stub_lab=None):
-    """Text of a parsed file, with lab `stub_lab`'s regions in student form."""
+    """Text of a parsed file, with lab `stub_lab`'s regions in student form
+    (a lab's name, or a set of them)."""
+    stubbed = {stub_lab} if isinstance(stub_lab, str) else set(stub_lab or ())
     text = []
     for p in parts:
         if isinstance(p, str):
             text.append(p)
-        elif p["lab"] == stub_lab and not p["student"]:
+        elif p["lab"] in stubbed and not p["student"]:
             text += p["hint"] + p["stub"] + [student_end(p)]
         elif p["student"]:
             text += p["hint"] + p["body"] + p["end"]
