@@ -32,13 +32,30 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "points(n): what the test is worth in `make grade`")
 
 
+_elf_fresh = []
+
+
+def fresh_elf(timeout=600):
+    """build/lull.elf up to date with the tree, made once per session
+    (tools/grade.py has made it already; a run of the checks alone, as
+    tests/system/test_labs_wrong.py does, has not): a check that boots
+    must boot the code it grades."""
+    if not _elf_fresh:
+        target = os.path.relpath(ELF, ROOT)
+        mk = subprocess.run(["make", "--no-print-directory", "-s", f"-j{os.cpu_count() or 1}", target],
+                            cwd=ROOT, capture_output=True, text=True, timeout=timeout)
+        if mk.returncode != 0:
+            pytest.fail(f"the kernel does not build:\n{mk.stdout[-2000:]}{mk.stderr[-2000:]}", pytrace=False)
+        _elf_fresh.append(True)
+
+
 def boot(commands, append="", extra=()):
     """Boot lull, run `commands` (a list) at the prompt, return its RunLog:
     the command line tools/grade.py --qemu prints (lullvm.labs.boot_command:
     under icount, HZ=250 unless `append` names one, deadline=), pinned to
     one host CPU.  With no commands (the selftest boot) the kernel ends the
     boot itself."""
-    assert os.path.exists(ELF), f"{ELF} is missing: `make` first"
+    fresh_elf()
     args = qemu_args(append=boot_append(commands, append), icount=ICOUNT_SHIFT, extra=list(extra))
     b = RunLog(*run_to_exit(args, HOST_BACKSTOP_S))
     cut = re.search(r"run: deadline of \d+ s \(guest time\) passed while running '([^']*)'", b.log)

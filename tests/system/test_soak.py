@@ -1,9 +1,10 @@
-"""`make soak` in short: one guest hour in each tick mode, with its checks.
+"""`make soak` in short: one guest hour in the two skipping modes, with
+its checks.
 
 tools/soak.py runs a day per mode (about 17 minutes of host time); here the
-same driver runs one guest hour per mode, periodic at HZ=100 (360,000 ticks
-instead of 900,000: a periodic tick is real work for QEMU, about 35 us of
-host time each), in about 20 s together.  Every check of the long run
+same driver runs one guest hour of tickless and of dyntick, in a few
+seconds each.  (The periodic mode's hour, 360,000 ticks of real work for
+QEMU at HZ=100, was a third of make test's soak time; `make soak` runs it.)  Every check of the long run
 applies: no panic or `error:` line, stress clean, uptime monotonic and
 within 10 ppm of the CMOS clock on QEMU's virtual clock, jiffies within 2
 ticks of uptime, no clocksource watchdog alarm.  Exact under -icount: not
@@ -20,7 +21,9 @@ sys.path.insert(0, os.path.join(ROOT, "tools"))
 import soak  # noqa: E402
 
 
-@pytest.mark.parametrize("mode, hz", [("tickless", None), ("dyntick", None), ("periodic", 100)])
+# The periodic hour (360,000 ticks, the costliest by far) runs in `make
+# soak` only: make test's time budget went to the labs' wrong answers.
+@pytest.mark.parametrize("mode, hz", [("tickless", None), ("dyntick", None)])
 def test_one_guest_hour(mode, hz):
     os.makedirs(LOG_DIR, exist_ok=True)
     r = soak.soak_mode(mode, 1, LOG_DIR, hz=hz)
