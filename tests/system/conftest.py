@@ -157,7 +157,7 @@ SMP_AGAIN = {"test_dyntick.py": ("4",), "test_timer_rearm.py": ("2", "4"), "test
 # grading, the bench's smoke runs, UEFI firmware, Bochs) run first, so that
 # under pytest-xdist no worker is left with one of them at the end while
 # the other has nothing to do.  The order of everything else is unchanged.
-SLOW_FIRST = ["test_labs.py", "test_bench_smoke.py", "test_untested_paths.py", "test_uefi.py",
+SLOW_FIRST = ["test_labs_wrong.py", "test_labs.py", "test_bench_smoke.py", "test_untested_paths.py", "test_uefi.py",
               "test_bochs_shell.py", "test_soak.py", "test_linux.py"]
 
 
