@@ -187,6 +187,16 @@ def tracked_files(root):
     return files
 
 
+# Wrong answers are patches over the reference solution: their context
+# lines would hand a student the very code the copy stubs.
+NOT_IN_A_COPY = "tests/labs/wrong/"
+
+
+def copied_files(root):
+    """What `make lab` copies: the tree but the wrong answers."""
+    return [f for f in tracked_files(root) if not f.startswith(NOT_IN_A_COPY)]
+
+
 def read_text(path):
     try:
         with open(path, encoding="utf-8") as f:
@@ -220,7 +230,7 @@ def cmd_make(lab, dest, git):
             and lab != "hz":
         raise LabError(f"lab {lab} has no region in this tree")
     os.makedirs(dest, exist_ok=True)
-    for rel in tracked_files(ROOT):
+    for rel in copied_files(ROOT):
         src, dst = os.path.join(ROOT, rel), os.path.join(dest, rel)
         os.makedirs(os.path.dirname(dst), exist_ok=True)
         text = render(found[rel], stub_lab=lab) if rel in found else None

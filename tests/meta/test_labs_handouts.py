@@ -42,3 +42,5 @@ def test_the_handout_lists_what_is_graded(lab):
     assert h == g, (f"docs/labs/{lab}.md's checks table against tests/labs/test_{lab}.py:\n"
                     f"  missing or other points: { {k: v for k, v in g.items() if h.get(k) != v} }\n"
                     f"  not graded: { {k: v for k, v in h.items() if k not in g} }")
+    assert list(h) == list(g), (f"docs/labs/{lab}.md lists the checks in another order than "
+                                f"`make grade` prints them: {list(g)}")

@@ -14,7 +14,7 @@ from lullvm.labs import copy_build, copy_tree, grade
 from lullvm.qemu import ROOT, run_script
 
 sys.path.insert(0, os.path.join(ROOT, "tools"))
-from lab import BUILDS_ON, LABS, regions, render, tracked_files  # noqa: E402
+from lab import BUILDS_ON, LABS, NOT_IN_A_COPY, copied_files, regions, render, tracked_files  # noqa: E402
 
 PYTHON = "/usr/bin/python3"
 # A command that reaches each lab's code in a booted kernel.
@@ -54,7 +54,9 @@ def test_student_copy_scores_zero_then_is_this_tree_again(tmp_path, lab):
     p = subprocess.run([PYTHON, os.path.join(ROOT, "tools", "lab.py"), "fill", copy],
                        capture_output=True, text=True)
     assert p.returncode == 0, p.stderr
-    differ = [f for f in tracked_files(ROOT)
+    assert not os.path.exists(os.path.join(copy, NOT_IN_A_COPY)), \
+        "the copy holds the wrong answers, patches over the reference solution"
+    differ = [f for f in copied_files(ROOT)
               if not filecmp.cmp(os.path.join(ROOT, f), os.path.join(copy, f), shallow=False)]
     assert differ == [], f"with the solution back, these still differ: {differ}"
 

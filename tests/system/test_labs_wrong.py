@@ -44,6 +44,8 @@ def wrong_answers(lab):
 
 
 def test_every_lab_keeps_wrong_answers():
+    if not os.path.isdir(WRONG):
+        pytest.skip("a student copy holds no wrong answers (tools/lab.py NOT_IN_A_COPY)")
     few = {lab: len(wrong_answers(lab)) for lab in LABS if len(wrong_answers(lab)) < MIN_PER_LAB}
     assert not few, f"labs with fewer than {MIN_PER_LAB} wrong answers kept: {few}"
 
