@@ -55,9 +55,13 @@ LDFLAGS := -m elf_i386 -T linker.ld -nostdlib -z noexecstack
 NASMFLAGS := -f elf32 -g -F dwarf
 
 C_SRCS   := $(wildcard kernel/*.c kernel/arch/*.c kernel/shell/*.c kernel/lib/*.c kernel/time/*.c \
-                      drivers/timer/*.c drivers/platform/*.c)
+                      kernel/user/*.c drivers/timer/*.c drivers/platform/*.c)
 ASM_SRCS := $(wildcard boot/*.asm)
 OBJS     := $(patsubst %.c,$(BUILD)/%.o,$(C_SRCS)) $(patsubst %.asm,$(BUILD)/%.o,$(ASM_SRCS))
+
+# The built-in programs run in ring 3 and may call nothing of the kernel's:
+# no memset/memcpy the compiler would make of a loop.
+$(BUILD)/kernel/user/%.o: CFLAGS += -fno-tree-loop-distribute-patterns -fno-builtin
 
 # Rebuild everything when HZ changes: it is baked into the objects.
 HZ_STAMP := $(BUILD)/.hz-$(HZ)

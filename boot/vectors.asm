@@ -34,7 +34,11 @@ section .text
   %assign v v+1
 %endrep
 
+TRAPFRAME_CS    equ 60          ; offsetof(struct trapframe, cs), include/arch/trap.h
+TSS_TO_PERCPU   equ 64          ; GDT_TSS_TO_PERCPU, include/arch/trap.h
+
 extern trap_dispatch
+global trap_return
 trap_common:
     pushad                      ; eax ecx edx ebx esp ebp esi edi
     push ds
@@ -45,11 +49,20 @@ trap_common:
     mov ds, ax
     mov es, ax
     mov gs, ax                  ; FS is left alone: it is this CPU's own
-                                ; segment (this_cpu(), include/arch/smp.h)
+                                ; segment (this_cpu(), include/arch/smp.h)...
+    test byte [esp + TRAPFRAME_CS], 3
+    jz .fs_ok
+    str ax                      ; ... unless a task (ring 3) was running: it
+    sub ax, TSS_TO_PERCPU       ; may have loaded anything, so this CPU's is
+    mov fs, ax                  ; found from its TSS, which only we load
+.fs_ok:
     cld
     push esp                    ; struct trapframe *
     call trap_dispatch
     add esp, 4
+; A task's first run starts here too (kernel/arch/switch.c), on a frame
+; built to return to ring 3.
+trap_return:
     pop gs
     pop fs
     pop es

@@ -14,7 +14,11 @@
 #define EINVAL  22      /* bad argument, or hardware misbehaving */
 #define ERANGE  34      /* value out of range */
 #define ENOSPC  28      /* fixed-size table full */
+#define EPERM    1      /* not allowed (the shell or an idle task) */
 #define ENOENT   2      /* no such name */
+#define ESRCH    3      /* no such task */
+#define E2BIG    7      /* argument list too long */
+#define EFAULT  14      /* a bad address from a task */
 #define ETIME   62      /* deadline already passed */
 #define ETIMEDOUT 110   /* no answer in time */
 #define ENOSYS  38      /* not written yet (a lab's stub, include/lab.h) */

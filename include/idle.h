@@ -16,6 +16,10 @@
 /* Called with interrupts off; returns with them on, after at least one
  * interrupt has been handled (or at once if one was pending). */
 void cpu_idle(void);
+/* The same, for whoever waits: the idle task halts (cpu_idle); any other
+ * task gives the CPU up until the next interrupt on it (task_wait_irq,
+ * kernel/task.c), so other tasks run while it waits. */
+void task_wait_irq(void);
 
 #define wait_event(cond)                                \
 	do {                                            \
@@ -25,7 +29,7 @@ void cpu_idle(void);
 				sti();                  \
 				break;                  \
 			}                               \
-			cpu_idle();                     \
+			task_wait_irq();                \
 		}                                       \
 	} while (0)
 

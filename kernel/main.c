@@ -33,6 +33,7 @@
 #include "lab.h"
 #include "arch/trap.h"
 #include "version.h"
+#include "task.h"
 #include "arch/x86.h"
 
 struct boot_info boot_info;
@@ -95,6 +96,15 @@ static void say_ready(uint64_t start_cycles)
 	        boot_cmdline.warnings);
 }
 
+/* The shell's task: run='s commands (which power off after the last),
+ * then the prompt. */
+static void shell_task(void *arg)
+{
+	UNUSED(arg);
+	shell_run_boot_commands();
+	shell_run();
+}
+
 void kmain(uint32_t magic, uint32_t mbi_addr)
 {
 	cpu_identify();                 /* CPUID, if the CPU has it: is there a TSC? */
@@ -143,6 +153,5 @@ void kmain(uint32_t magic, uint32_t mbi_addr)
 	ps2_keyboard_init();            /* keyboard input by interrupt */
 	sti();                          /* interrupts on: the system is live */
 	say_ready(start_cycles);        /* "boot: ready in N ms" */
-	shell_run_boot_commands();      /* run=: its commands, then power off */
-	shell_run();                    /* never returns */
+	sched_start(shell_task, NULL);  /* the shell as a task; this context, CPU 0's idle loop */
 }

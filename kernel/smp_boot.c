@@ -38,6 +38,7 @@
 #include "multiboot.h"
 #include "panic.h"
 #include "smp_boot.h"
+#include "task.h"
 #include "spinlock.h"
 #include "time/tick.h"
 
@@ -136,9 +137,12 @@ void ap_main(void)
 	idt_load();
 	lapic_ap_setup();
 	c->state = CPU_IDLE;            /* tells smp_init we are running */
+	sched_init_ap();                /* this context becomes its idle task */
 	for (;;) {
 		cli();
 		ap_follow_tick(c);
+		if (sched_run_others())         /* tasks first; back here when none is runnable */
+			continue;
 		void (*fn)(void *);
 		void *arg;
 		if (!smp_call_take(c, &fn, &arg)) {

@@ -21,6 +21,10 @@ void *paging_map_mmio(uint32_t phys, uint32_t len);
 void *paging_map_ram(uint32_t phys, uint32_t len);
 /* Unmap page 0: NULL pointers fault from now on. */
 void paging_unmap_null_page(void);
+/* Let ring 3 use [start, start + len) (page-aligned, mapped by a page table,
+ * not a 4 MiB page): its pages get the U/S bit, read and write.  false if
+ * a 4 MiB page maps part of it. */
+bool paging_allow_user(uint32_t start, uint32_t len);
 /* Bytes of RAM mapped. */
 uint32_t paging_ram_mapped(void);
 

@@ -6,12 +6,14 @@
 #define LULL_TRAP_H
 
 #include "compiler.h"
+#include "arch/smp.h"
 
 struct trapframe {
 	uint32_t gs, fs, es, ds;                        /* pushed by trap_common */
 	uint32_t edi, esi, ebp, esp_pushad, ebx, edx, ecx, eax;  /* pushad */
 	uint32_t vector, error;                         /* pushed by the stub */
 	uint32_t eip, cs, eflags;                       /* pushed by the CPU */
+	uint32_t user_esp, user_ss;                     /* ... only from ring 3 */
 };
 /* The offsets boot/vectors.asm produces: trap_common pushes gs last, so it
  * is first; PUSHAD stores eax first, so highest (SDM Vol. 2B, PUSHA/PUSHAD);
@@ -24,7 +26,28 @@ _Static_assert(offsetof(struct trapframe, eax) == 44, "PUSHAD: 8 registers, eax 
 _Static_assert(offsetof(struct trapframe, vector) == 48, "the stub pushes the vector after the error code");
 _Static_assert(offsetof(struct trapframe, error) == 52, "error code: the CPU's or the stub's 0");
 _Static_assert(offsetof(struct trapframe, eip) == 56, "SDM Figure 6-4: eip below cs and eflags");
-_Static_assert(sizeof(struct trapframe) == 68, "SDM Figure 6-4: no ss:esp without a privilege change");
+_Static_assert(offsetof(struct trapframe, user_esp) == 68, "SDM Figure 6-4: ss:esp above eflags, "
+               "pushed only with a privilege change");
+#define TRAPFRAME_CS_OFFSET 60          /* boot/vectors.asm tests the RPL there */
+_Static_assert(offsetof(struct trapframe, cs) == TRAPFRAME_CS_OFFSET, "boot/vectors.asm");
+
+/* Did the interrupt or exception arrive in ring 3 (a task)? */
+static inline bool trap_from_user(const struct trapframe *tf) { return (tf->cs & 3) == 3; }
+
+/* Segment selectors (kernel/arch/gdt.c): index * 8, TI=0, and the RPL. */
+#define GDT_KERNEL_CODE     0x08
+#define GDT_KERNEL_DATA     0x10
+#define GDT_USER_CODE       0x18
+#define GDT_USER_DATA       0x20
+#define USER_CS             (GDT_USER_CODE | 3)
+#define USER_DS             (GDT_USER_DATA | 3)
+#define GDT_PERCPU_FIRST    5       /* CPU i's data segment (FS) is entry 5 + i */
+#define GDT_TSS_FIRST       (GDT_PERCPU_FIRST + NR_CPUS)     /* and its TSS 5 + NR_CPUS + i */
+#define GDT_PERCPU_SELECTOR(i) ((uint16_t)((GDT_PERCPU_FIRST + (i)) * 8))
+#define GDT_TSS_SELECTOR(i)    ((uint16_t)((GDT_TSS_FIRST + (i)) * 8))
+/* From a CPU's TSS selector (STR) to its FS selector: boot/vectors.asm. */
+#define GDT_TSS_TO_PERCPU   (GDT_TSS_SELECTOR(0) - GDT_PERCPU_SELECTOR(0))
+_Static_assert(GDT_TSS_TO_PERCPU == 64, "boot/vectors.asm: TSS_TO_PERCPU");
 
 /* Vector layout (kernel/arch/idt.c): */
 /* The bottom STACK_GUARD_BYTES of every kernel stack (the boot CPU's in
@@ -52,6 +75,7 @@ void stack_guard_check_top(void);                   /* its top words; panics */
 
 #define VEC_EXCEPTIONS      32      /* 0..31 are CPU exceptions (SDM Table 6-1) */
 #define VEC_IRQ_BASE        0x20    /* legacy IRQ 0..15 after the PIC remap */
+#define VEC_SYSCALL         0x80    /* int 0x80: a task's system call (kernel/syscall.c) */
 #define VEC_LAPIC_TIMER     0xF0    /* local APIC timer (drivers/timer/lapic.c) */
 #define VEC_IPI_CALL        0xF1    /* another CPU has work for this one (kernel/arch/smp.c) */
 #define VEC_LAPIC_ERROR     0xFE
@@ -66,6 +90,9 @@ void gdt_init(void);
 void gdt_load_cpu(unsigned index, void *base);
 /* What LGDT needs to load the table (for the AP trampoline). */
 void gdt_pointer(uint16_t *limit, uint32_t *base);
+/* The stack CPU `index` switches to when an interrupt arrives in ring 3:
+ * the running task's kernel stack top. */
+void tss_set_kernel_stack(unsigned index, uint32_t esp0);
 /* Load the IDT on this CPU (an AP: idt_init built it and loaded it on the
  * boot CPU). */
 void idt_load(void);

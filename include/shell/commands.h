@@ -74,6 +74,14 @@ int cmd_inject(int argc, char **argv);
 /* kernel/shell/cmd_watchdog.c */
 int cmd_watchdog(int argc, char **argv);
 
+/* kernel/shell/cmd_task.c */
+#define SLICE_MIN_MS        1           /* slice: at least a jiffy, checked against HZ */
+#define SLICE_MAX_MS        1000
+int cmd_spawn(int argc, char **argv);
+int cmd_ps(int argc, char **argv);
+int cmd_kill(int argc, char **argv);
+int cmd_slice(int argc, char **argv);
+
 /* kernel/shell/cmd_smp.c */
 #define TIMERON_MAX_MS      60000       /* timeron: a minute */
 int cmd_cpus(int argc, char **argv);

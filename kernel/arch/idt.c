@@ -4,12 +4,13 @@
  * Spec: Intel SDM Vol. 3A, 6.10 (IDT) and 6.11 (gate descriptors).  Every
  * entry is a 32-bit interrupt gate, which clears IF on entry: handlers start
  * with interrupts off, and kernel/arch/irq.c decides when to turn them back on.
+ * Only the system call's gate may be used from ring 3.
  */
 #include "arch/trap.h"
 
 #define IDT_ENTRIES         256
 #define IDT_GATE_INTERRUPT  0x8E    /* P=1, DPL=0, 32-bit interrupt gate */
-#define KERNEL_CS           0x08    /* kernel/arch/gdt.c */
+#define IDT_GATE_USER       0xEE    /* the same with DPL=3: `int` from ring 3 may use it */
 
 struct idt_entry {
 	uint16_t offset_lo, selector;
@@ -35,8 +36,10 @@ void idt_init(void)
 		uint32_t handler = trap_vectors[v];
 		idt[v] = (struct idt_entry){
 			.offset_lo = (uint16_t)handler,
-			.selector = KERNEL_CS,
-			.type_attr = IDT_GATE_INTERRUPT,
+			.selector = GDT_KERNEL_CODE,
+			/* Every other vector raised by `int` in ring 3 is a #GP
+			 * (SDM Vol. 3A, 6.12.1.1): a task's `int 0x20` is not a tick. */
+			.type_attr = v == VEC_SYSCALL ? IDT_GATE_USER : IDT_GATE_INTERRUPT,
 			.offset_hi = (uint16_t)(handler >> 16),
 		};
 	}

@@ -20,6 +20,7 @@
 
 #define PTE_PRESENT     (1u << 0)
 #define PTE_WRITABLE    (1u << 1)
+#define PTE_USER        (1u << 2)   /* U/S: ring 3 may use it (SDM 4.6.1) */
 #define PTE_PWT         (1u << 3)   /* write-through */
 #define PTE_PCD         (1u << 4)   /* cache disable: device registers */
 #define PDE_LARGE       (1u << 7)   /* PS: this entry maps 4 MiB (CR4.PSE) */
@@ -132,4 +133,23 @@ void paging_unmap_null_page(void)
 	t[0] = 0;
 	if (enabled)
 		__asm__ __volatile__("invlpg (%0)" :: "r"(0) : "memory");
+}
+
+/* Page-level protection takes the U/S bit of the directory entry and of
+ * the table entry together (SDM 4.6.1): the directory entry gets it, and
+ * only the pages asked for do, so everything else in that 4 MiB stays the
+ * kernel's. */
+bool paging_allow_user(uint32_t start, uint32_t len)
+{
+	for (uint32_t a = start & PTE_ADDR_MASK; a < start + len; a += PAGE_SIZE) {
+		uint32_t *pde = &page_dir[a / PDE_SPAN];
+		if ((*pde & PDE_LARGE) || !(*pde & PTE_PRESENT))
+			return false;
+		*pde |= PTE_USER;
+		uint32_t *t = (uint32_t *)(*pde & PTE_ADDR_MASK);
+		t[(a / PAGE_SIZE) % ENTRIES] |= PTE_USER;
+		if (enabled)
+			__asm__ __volatile__("invlpg (%0)" :: "r"(a) : "memory");
+	}
+	return true;
 }

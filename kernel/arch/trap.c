@@ -1,12 +1,13 @@
 /* kernel/arch/trap.c — where every interrupt and exception arrives in C.
  *
  * boot/vectors.asm saves the registers and calls trap_dispatch() with
- * interrupts off.  Vectors 0..31 are CPU exceptions: lull has no user mode
- * and no way to recover, so each one prints a report and halts.
+ * interrupts off.  Vectors 0..31 are CPU exceptions: in a task (ring 3)
+ * the task is killed with one line (task_fault, kernel/task.c); in the
+ * kernel there is no way to recover, so each one prints a report and
+ * halts.  Vector 0x80 from ring 3 is a system call (kernel/syscall.c).
  * Everything else is a device interrupt (kernel/arch/irq.c).
  *
- * A CPU exception in lull is always a bug (there is no user mode to blame),
- * so the report tries to give a student everything needed to find it: the
+ * A CPU exception in the kernel is always a bug, so the report tries to give a student everything needed to find it: the
  * exception's name, the error code decoded, where it happened (look the EIP
  * up in build/lull.asm or with `addr2line -e build/lull.elf EIP`), all the
  * registers, CR2 for a page fault, the top of the stack and the chain of
@@ -19,6 +20,11 @@
 #include "time/path.h"
 #include "kprintf.h"
 #include "panic.h"
+#include "task.h"
+
+void syscall_dispatch(struct trapframe *tf);    /* kernel/syscall.c */
+void sched_irq_exit(void);                      /* kernel/task.c */
+void sched_note_trap(bool from_user);
 
 #define STACK_DUMP_WORDS   16
 #define BACKTRACE_FRAMES   8
@@ -127,11 +133,25 @@ void stack_guard_check_top(void) { guard_check_from(STACK_GUARD_BYTES / 4 - STAC
 void trap_dispatch(struct trapframe *tf)
 {
 	path_stamp(PATH_ENTRY);
-	if (tf->vector < VEC_EXCEPTIONS)
+	bool user = trap_from_user(tf);
+	sched_note_trap(user);
+	if (user)
+		task_enter_from_user();
+	if (tf->vector < VEC_EXCEPTIONS) {
+		if (user)
+			task_fault(tf->vector, tf->eip, tf->error, read_cr2());
 		exception_report(tf);
-	stack_guard_check_top();
-	path_stamp(PATH_GUARD);
-	irq_dispatch(tf);
-	stack_guard_check_top();
+	}
+	if (user && tf->vector == VEC_SYSCALL) {
+		syscall_dispatch(tf);
+	} else {
+		stack_guard_check_top();
+		path_stamp(PATH_GUARD);
+		irq_dispatch(tf);
+		stack_guard_check_top();
+		sched_irq_exit();       /* this CPU's waiters look again */
+	}
 	path_stamp(PATH_EXIT);
+	if (user)
+		task_return_to_user();  /* a slice that ended, a kill */
 }

@@ -8,7 +8,11 @@
 static const struct {
 	const char *name, *text;
 } errnos[] = {
+	[EPERM]     = { "EPERM",     "not allowed" },
 	[ENOENT]    = { "ENOENT",    "no such name" },
+	[ESRCH]     = { "ESRCH",     "no such task" },
+	[E2BIG]     = { "E2BIG",     "argument list too long" },
+	[EFAULT]    = { "EFAULT",    "bad address" },
 	[EINTR]     = { "EINTR",     "interrupted" },
 	[EIO]       = { "EIO",       "a check of what happened failed" },
 	[EAGAIN]    = { "EAGAIN",    "try again" },

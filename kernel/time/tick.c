@@ -153,6 +153,7 @@ void tick_handle_event(struct clock_event_device *dev)
 	dev->event_ns = 0;
 	tick_note_latency(tc, now);
 	tick_do_jiffies(tc, now);
+	arch_tick_account();
 	tc->programmed_ns = 0;
 	tc->softirq_pending = true;
 	wakeups_note_tick_event();

@@ -1,0 +1,658 @@
+/* kernel/task.c — tasks, per-CPU run queues and the scheduler the tick
+ * drives (include/task.h; docs/tasks.md).
+ *
+ * Every CPU has a run queue, a current task and an idle task.  The idle
+ * task is the context the CPU booted in (CPU 0's kmain, an AP's ap_main):
+ * it runs the idle loop, and the idle loop runs the queue's tasks whenever
+ * there are any (sched_run_others), so "idle" keeps its meaning: the CPU
+ * halts only when no task is runnable.  The shell is a kernel task on
+ * CPU 0; programs are user tasks.
+ *
+ * When a task switches:
+ *   - it waits (wait_event, include/idle.h): runnable again after the
+ *     next interrupt on its CPU, which re-checks what it waits for, as the
+ *     idle loop's halt did before tasks (sched_irq_exit);
+ *   - it sleeps on a timer (the sleep system calls): the timer's callback
+ *     wakes it;
+ *   - it yields, exits, is killed or faults;
+ *   - its time slice ended: the tick sets need_resched once the current
+ *     task has run slice_ticks jiffies and another is runnable, and the
+ *     switch happens on the interrupt's way back to ring 3.  The kernel is
+ *     not preemptible (as Linux 2.6 without CONFIG_PREEMPT): a task in
+ *     the kernel runs until it waits, yields or returns to ring 3.
+ *   - a woken task preempts a running user task: it goes to the head of
+ *     its queue and need_resched is set (the rule 2.6's interactivity
+ *     bonus approximated; docs/tasks.md, "Who runs next").
+ *
+ * The two accountings (docs/tasks.md): precise, the cycle counter read at
+ * every switch and at every entry from and return to ring 3; and
+ * tick-sampled, each tick charging the jiffies that passed to whatever it
+ * interrupted, user or system, as 2.6-era Linux did.
+ */
+#include "task.h"
+#include "arch/paging.h"
+#include "arch/smp.h"
+#include "arch/switch.h"
+#include "arch/trap.h"
+#include "arch/x86.h"
+#include "errno.h"
+#include "idle.h"
+#include "kprintf.h"
+#include "kstring.h"
+#include "panic.h"
+#include "spinlock.h"
+#include "time/arch.h"
+#include "time/clocksource.h"
+#include "time/hrtimer.h"
+#include "time/jiffies.h"
+#include "time/tick.h"
+#include "time/timekeeping.h"
+#include "time/timer.h"
+
+#define SHELL_STACK_SIZE 16384          /* as the boot stack */
+#define BOOT_STACK_SIZE 16384           /* boot/entry.asm KERNEL_STACK_SIZE: CPU 0's idle task's */
+#define TASK_ID_SHELL   1
+#define TASK_ID_FIRST   2
+
+struct runqueue {
+	spinlock_t lock;
+	struct task *head, *tail;       /* runnable, not running */
+	struct task *waiting;           /* in wait_event, linked through next */
+	struct task *current;
+	struct task *dead;              /* exited, its stack still in use until the switch ends */
+	struct task idle;
+	volatile bool need_resched;
+	bool trap_user;                 /* the outermost trap came from ring 3 */
+	uint32_t slice_start;           /* jiffy the current task was switched in */
+	uint32_t acct_jiffy;            /* jiffies charged up to */
+	uint64_t stamp;                 /* arch_cycles() at the last switch, entry or exit */
+	uint64_t idle_cycles, idle_ticks;
+};
+
+static struct runqueue rqs[NR_CPUS];
+static struct task tasks[TASK_MAX];
+static struct task shell_task;
+static uint8_t shell_stack[SHELL_STACK_SIZE] __attribute__((aligned(16)));
+static uint8_t kstacks[TASK_MAX][TASK_KSTACK_SIZE] __attribute__((aligned(16)));
+/* Each slot: one guard page (kernel-only: a task that runs off its stack
+ * faults there), then TASK_USTACK_PAGES the task may use. */
+static uint8_t ustacks[TASK_MAX][(TASK_USTACK_PAGES + 1) * PAGE_SIZE] __attribute__((aligned(PAGE_SIZE)));
+static spinlock_t tasks_lock = SPINLOCK_INIT;
+static unsigned next_id = TASK_ID_FIRST;
+static unsigned slice_ticks;
+static bool started;
+
+extern char __user_start[], __user_end[];       /* linker.ld: the programs */
+extern char user_entry[];                       /* kernel/user/start.c */
+
+static struct runqueue *this_rq(void) { return &rqs[this_cpu()->index]; }
+
+struct task *task_current(void) { return started ? this_rq()->current : NULL; }
+
+/* Wrap-safe: has jiffy a reached b?  (The time core's time_after_eq is
+ * the jiffies lab's; the scheduler must not depend on a lab.) */
+static bool jiffy_reached(uint32_t a, uint32_t b) { return (int32_t)(a - b) >= 0; }
+
+/* ------------------------------------------------------------ run queue */
+
+static void enqueue(struct runqueue *rq, struct task *t, bool at_head)
+{
+	t->state = TASK_RUNNABLE;
+	t->next = NULL;
+	if (!rq->head) {
+		rq->head = rq->tail = t;
+	} else if (at_head) {
+		t->next = rq->head;
+		rq->head = t;
+	} else {
+		rq->tail->next = t;
+		rq->tail = t;
+	}
+}
+
+static struct task *dequeue(struct runqueue *rq)
+{
+	struct task *t = rq->head;
+	if (t) {
+		rq->head = t->next;
+		if (!rq->head)
+			rq->tail = NULL;
+		t->next = NULL;
+	}
+	return t;
+}
+
+static void unlink_from(struct task **list, struct task *t)
+{
+	for (; *list; list = &(*list)->next)
+		if (*list == t) {
+			*list = t->next;
+			t->next = NULL;
+			return;
+		}
+}
+
+/* ------------------------------------------------------------ switching */
+
+/* The context that was switched away from has left its stack: a task that
+ * died there can be reused. */
+static void finish_switch(void)
+{
+	struct runqueue *rq = this_rq();
+	if (rq->dead) {
+		rq->dead->state = TASK_FREE;
+		rq->dead = NULL;
+	}
+}
+
+/* A new user task's first code (kernel/arch/switch.c's arch_user_first). */
+void task_first_user(void) { finish_switch(); }
+
+static void switch_to(struct runqueue *rq, struct task *prev, struct task *next)
+{
+	uint64_t now = arch_cycles();
+	if (prev->idle) {
+		rq->idle_cycles += now - rq->stamp;
+		/* The jiffies the CPU slept through were idle ones, not the
+		 * next task's. */
+		rq->idle_ticks += jiffies - rq->acct_jiffy;
+		rq->acct_jiffy = jiffies;
+	} else {
+		prev->sys_cycles += now - rq->stamp;
+	}
+	rq->stamp = now;
+	rq->current = next;
+	rq->slice_start = jiffies;
+	next->switches++;
+	struct cpu *c = this_cpu();
+	c->stack_guard = next->guard;
+	tss_set_kernel_stack(c->index, (uint32_t)next->kstack + next->kstack_size);
+	if (next->user)
+		tick_work_starts();     /* dyntick: a busy CPU means every CPU ticks */
+	arch_switch(&prev->kesp, next->kesp);
+	finish_switch();
+}
+
+/* Pick the next task on this CPU and switch to it; interrupts off.  The
+ * current task, if still running, goes to the tail of the queue. */
+static void schedule(void)
+{
+	struct runqueue *rq = this_rq();
+	struct task *prev = rq->current;
+	spin_lock(&rq->lock);
+	if (prev->state == TASK_RUNNING && !prev->idle)
+		enqueue(rq, prev, false);
+	struct task *next = dequeue(rq);
+	if (!next)
+		next = &rq->idle;
+	next->state = TASK_RUNNING;
+	rq->need_resched = false;
+	spin_unlock(&rq->lock);
+	if (next != prev)
+		switch_to(rq, prev, next);
+}
+
+bool sched_run_others(void)
+{
+	if (!started || !this_rq()->head)
+		return false;
+	schedule();
+	return true;
+}
+
+/* Make t runnable on its CPU; t's run queue lock held, interrupts off. */
+static void wake_locked(struct runqueue *rq, struct task *t)
+{
+	if (t->state == TASK_WAITING)
+		unlink_from(&rq->waiting, t);
+	enqueue(rq, t, true);
+	if (rq->current->user || rq->current->idle)
+		rq->need_resched = true;
+}
+
+static void task_wake(struct task *t)
+{
+	struct runqueue *rq = &rqs[t->cpu];
+	uint32_t f = irq_save();
+	spin_lock(&rq->lock);
+	bool woke = t->state == TASK_SLEEPING || t->state == TASK_WAITING;
+	if (woke)
+		wake_locked(rq, t);
+	spin_unlock(&rq->lock);
+	irq_restore(f);
+	if (woke && t->cpu != this_cpu()->index)
+		smp_kick(t->cpu);       /* its idle loop, or its task's return to ring 3, looks */
+}
+
+/* From trap_dispatch after every interrupt: this CPU's waiters look again. */
+void sched_irq_exit(void);
+void sched_irq_exit(void)
+{
+	if (!started)
+		return;
+	struct runqueue *rq = this_rq();
+	if (!rq->waiting)
+		return;
+	spin_lock(&rq->lock);
+	while (rq->waiting) {
+		struct task *t = rq->waiting;
+		rq->waiting = t->next;
+		enqueue(rq, t, true);
+	}
+	if (rq->current->user || rq->current->idle)
+		rq->need_resched = true;
+	spin_unlock(&rq->lock);
+}
+
+void task_wait_irq(void)
+{
+	struct task *t = task_current();
+	if (!t || t->idle) {
+		cpu_idle();
+		return;
+	}
+	struct runqueue *rq = this_rq();
+	spin_lock(&rq->lock);
+	t->state = TASK_WAITING;
+	t->next = rq->waiting;
+	rq->waiting = t;
+	spin_unlock(&rq->lock);
+	schedule();
+	sti();
+}
+
+void task_yield(void)
+{
+	uint32_t f = irq_save();
+	schedule();
+	irq_restore(f);
+}
+
+/* ------------------------------------------------------------ sleeping */
+
+struct task_sleeper {
+	struct timer timer;
+	struct hrtimer hr;
+	struct task *task;
+	volatile bool done;
+};
+
+static void sleeper_timer_fired(struct timer *t)
+{
+	struct task_sleeper *s = container_of(t, struct task_sleeper, timer);
+	s->done = true;
+	task_wake(s->task);
+}
+
+static enum hrtimer_restart sleeper_hr_fired(struct hrtimer *t)
+{
+	struct task_sleeper *s = container_of(t, struct task_sleeper, hr);
+	s->done = true;
+	task_wake(s->task);
+	return HRTIMER_NORESTART;
+}
+
+/* Sleep until s->done or a kill; interrupts off on entry and exit.  The
+ * timer was armed on this CPU with interrupts off, so its callback cannot
+ * run before the task is marked sleeping. */
+static void sleep_until_done(struct task_sleeper *s)
+{
+	struct runqueue *rq = this_rq();
+	while (!s->done && !s->task->killed) {
+		spin_lock(&rq->lock);
+		s->task->state = TASK_SLEEPING;
+		spin_unlock(&rq->lock);
+		schedule();
+	}
+}
+
+int task_sleep_ticks(uint32_t ticks)
+{
+	struct task_sleeper s = { .task = task_current(), .done = false };
+	timer_init(&s.timer, sleeper_timer_fired, "task-sleep");
+	uint32_t f = irq_save();
+	int rc = timer_mod(&s.timer, jiffies + ticks);
+	if (rc == 0)
+		sleep_until_done(&s);
+	irq_restore(f);
+	timer_del_sync(&s.timer);       /* a kill: the frame goes, the timer with it */
+	return rc < 0 ? rc : s.done ? 0 : -EINTR;
+}
+
+int task_sleep_until_ns(uint64_t ns)
+{
+	struct task_sleeper s = { .task = task_current(), .done = false };
+	hrtimer_init(&s.hr, sleeper_hr_fired, "task-sleep");
+	uint32_t f = irq_save();
+	int rc = hrtimer_start(&s.hr, ns);
+	if (rc == 0)
+		sleep_until_done(&s);
+	irq_restore(f);
+	hrtimer_cancel(&s.hr);
+	return rc < 0 ? rc : s.done ? 0 : -EINTR;
+}
+
+/* ------------------------------------------------------------ accounting */
+
+void sched_note_trap(bool from_user);
+void sched_note_trap(bool from_user)
+{
+	if (started)
+		this_rq()->trap_user = from_user;
+}
+
+void task_enter_from_user(void)
+{
+	struct runqueue *rq = this_rq();
+	uint64_t now = arch_cycles();
+	rq->current->user_cycles += now - rq->stamp;
+	rq->stamp = now;
+}
+
+void task_return_to_user(void)
+{
+	struct runqueue *rq = this_rq();
+	if (rq->current->killed)
+		task_exit(-EINTR);
+	if (rq->need_resched)
+		schedule();
+	uint64_t now = arch_cycles();
+	rq->current->sys_cycles += now - rq->stamp;
+	rq->stamp = now;
+}
+
+void task_tick(void)
+{
+	if (!started)
+		return;
+	struct runqueue *rq = this_rq();
+	uint32_t j = jiffies;
+	uint32_t n = j - rq->acct_jiffy;
+	rq->acct_jiffy = j;
+	struct task *t = rq->current;
+	if (t->idle)
+		rq->idle_ticks += n;
+	else if (rq->trap_user)
+		t->user_ticks += n;
+	else
+		t->sys_ticks += n;
+	if (!t->idle && rq->head && jiffy_reached(j, rq->slice_start + slice_ticks))
+		rq->need_resched = true;
+}
+
+static uint64_t cycles_to_ns(uint64_t cycles)
+{
+	const struct clocksource *tsc = clocksource_lookup("tsc");
+	return tsc && tsc->freq_hz ? clocksource_cycles_to_ns(cycles, tsc->freq_hz) : 0;
+}
+
+void task_times(const struct task *t, struct task_times *out)
+{
+	out->user_ns = cycles_to_ns(t->user_cycles);
+	out->system_ns = cycles_to_ns(t->sys_cycles);
+	out->user_ticks = t->user_ticks;
+	out->system_ticks = t->sys_ticks;
+}
+
+/* ------------------------------------------------------------ life and death */
+
+static void idle_task_init(struct runqueue *rq, unsigned cpu, uint8_t *stack, uint32_t size)
+{
+	struct task *t = &rq->idle;
+	*t = (struct task){ .id = 0, .idle = true, .cpu = cpu, .state = TASK_RUNNING,
+	                    .kstack = stack, .kstack_size = size, .guard = this_cpu()->stack_guard };
+	ksnprintf(t->name, sizeof(t->name), "idle%u", cpu);
+	rq->current = t;
+	rq->stamp = arch_cycles();
+	rq->acct_jiffy = jiffies;
+}
+
+/* A kernel task's first code. */
+static __noreturn void kernel_task_start(void)
+{
+	finish_switch();
+	struct task *t = this_rq()->current;
+	sti();
+	t->kfn(t->karg);
+	task_exit(0);
+}
+
+extern char kernel_stack_bottom[];
+
+__noreturn void sched_start(void (*fn)(void *arg), void *arg)
+{
+	slice_ticks = SLICE_DEFAULT_MS * tick_hz / 1000 ? SLICE_DEFAULT_MS * tick_hz / 1000 : 1;
+	if (!paging_allow_user((uint32_t)__user_start, (uint32_t)(__user_end - __user_start)))
+		panic("sched_start: the programs at %p..%p are not in 4 KiB pages", __user_start, __user_end);
+	for (unsigned i = 0; i < TASK_MAX; i++)
+		if (!paging_allow_user((uint32_t)ustacks[i] + PAGE_SIZE, TASK_USTACK_PAGES * PAGE_SIZE))
+			panic("sched_start: task stacks are not in 4 KiB pages");
+	uint32_t f = irq_save();
+	struct runqueue *rq = this_rq();
+	idle_task_init(rq, 0, (uint8_t *)kernel_stack_bottom, BOOT_STACK_SIZE);
+	struct task *s = &shell_task;
+	*s = (struct task){ .id = TASK_ID_SHELL, .cpu = 0, .kfn = fn, .karg = arg,
+	                    .kstack = shell_stack, .kstack_size = sizeof(shell_stack),
+	                    .started_ns = ktime_get_ns() };
+	ksnprintf(s->name, sizeof(s->name), "shell");
+	s->guard = stack_guard_init(shell_stack);
+	s->kesp = arch_first_frame_kernel(shell_stack + sizeof(shell_stack), kernel_task_start);
+	enqueue(rq, s, false);
+	started = true;
+	irq_restore(f);
+	for (;;) {
+		cli();
+		if (!sched_run_others())
+			cpu_idle();
+		else
+			sti();
+	}
+}
+
+void sched_init_ap(void)
+{
+	struct cpu *c = this_cpu();
+	idle_task_init(&rqs[c->index], c->index, c->stack, CPU_STACK_SIZE);
+}
+
+int task_spawn(const struct user_program *prog, const char *args, unsigned cpu)
+{
+	if (cpu >= cpus_online)
+		return -EINVAL;
+	size_t len = strlen(args);
+	if (len >= TASK_ARGS_MAX)
+		return -E2BIG;
+	uint32_t f = irq_save();
+	spin_lock(&tasks_lock);
+	struct task *t = NULL;
+	for (unsigned i = 0; i < TASK_MAX && !t; i++)
+		if (tasks[i].state == TASK_FREE)
+			t = &tasks[i];
+	if (t)
+		t->state = TASK_DEAD;   /* claimed; not on any queue yet */
+	unsigned id = t ? next_id++ : 0;
+	spin_unlock(&tasks_lock);
+	irq_restore(f);
+	if (!t)
+		return -EAGAIN;
+	unsigned slot = (unsigned)(t - tasks);
+	*t = (struct task){ .id = id, .user = true, .cpu = cpu, .state = TASK_DEAD, .ufn = prog->main,
+	                    .kstack = kstacks[slot], .kstack_size = TASK_KSTACK_SIZE,
+	                    .started_ns = ktime_get_ns() };
+	ksnprintf(t->name, sizeof(t->name), "%s", prog->name);
+	memcpy(t->args, args, len + 1);
+	t->guard = stack_guard_init(t->kstack);
+	t->ustack_lo = (uint32_t)ustacks[slot] + PAGE_SIZE;
+	t->ustack_hi = t->ustack_lo + TASK_USTACK_PAGES * PAGE_SIZE;
+	/* The arguments at the top of its stack, where it may read them. */
+	char *uargs = (char *)t->ustack_hi - TASK_ARGS_MAX;
+	memcpy(uargs, args, len + 1);
+	uint32_t esp = ((uint32_t)uargs - 16) & ~15u;
+	/* kernel/user/start.c's entry takes the program and its arguments in
+	 * EAX and EBX. */
+	t->kesp = arch_first_frame_user(t->kstack + t->kstack_size, (uint32_t)user_entry, esp,
+	                                (uint32_t)prog->main, (uint32_t)uargs);
+	struct runqueue *rq = &rqs[cpu];
+	f = irq_save();
+	spin_lock(&rq->lock);
+	enqueue(rq, t, false);
+	spin_unlock(&rq->lock);
+	irq_restore(f);
+	smp_kick(cpu);                  /* (nothing for this CPU: the shell waits next) */
+	return (int)id;
+}
+
+static struct task *find(unsigned id)
+{
+	if (shell_task.id == id)
+		return &shell_task;
+	for (unsigned i = 0; i < TASK_MAX; i++)
+		if (tasks[i].state != TASK_FREE && tasks[i].state != TASK_DEAD && tasks[i].id == id)
+			return &tasks[i];
+	return NULL;
+}
+
+int task_kill(unsigned id)
+{
+	struct task *t = find(id);
+	if (!t)
+		return -ESRCH;
+	if (!t->user)
+		return -EPERM;
+	struct runqueue *rq = &rqs[t->cpu];
+	uint32_t f = irq_save();
+	spin_lock(&rq->lock);
+	t->killed = true;
+	if (t->state == TASK_SLEEPING || t->state == TASK_WAITING) {
+		wake_locked(rq, t);
+	} else if (t->state == TASK_RUNNABLE) {
+		/* Off the queue and gone now: it holds nothing. */
+		unlink_from(&rq->head, t);
+		rq->tail = rq->head;
+		while (rq->tail && rq->tail->next)
+			rq->tail = rq->tail->next;
+		t->state = TASK_FREE;
+	}
+	spin_unlock(&rq->lock);
+	irq_restore(f);
+	if (t->cpu != this_cpu()->index)
+		smp_kick(t->cpu);       /* running there: its next interrupt ends it */
+	return 0;
+}
+
+__noreturn void task_exit(int code)
+{
+	cli();
+	struct runqueue *rq = this_rq();
+	struct task *t = rq->current;
+	if (t->idle)
+		panic("task_exit: CPU %u's idle task cannot exit", t->cpu);
+	t->exit_code = code;
+	uint64_t now = arch_cycles();
+	t->sys_cycles += now - rq->stamp;
+	rq->stamp = now;
+	spin_lock(&rq->lock);
+	t->state = TASK_DEAD;
+	rq->dead = t;
+	spin_unlock(&rq->lock);
+	schedule();
+	panic("task_exit: task %u ran again after its exit", t->id);
+}
+
+static const char *const fault_causes[VEC_EXCEPTIONS] = {
+	[0] = "divide error", [1] = "debug trap", [3] = "breakpoint", [4] = "overflow",
+	[5] = "bound range", [6] = "invalid opcode", [7] = "no FPU", [11] = "segment not present",
+	[12] = "stack segment", [13] = "general protection (a privileged instruction?)",
+	[14] = "page fault", [16] = "x87 error", [17] = "alignment check", [19] = "SIMD error",
+};
+
+__noreturn void task_fault(unsigned vector, uint32_t eip, uint32_t error, uint32_t addr)
+{
+	struct task *t = this_rq()->current;
+	const char *cause = vector < VEC_EXCEPTIONS && fault_causes[vector] ? fault_causes[vector] : "exception";
+	if (vector == 14 && addr < t->ustack_lo && addr >= t->ustack_lo - PAGE_SIZE)
+		kprintf("task %u (%s): killed: stack overflow (%s at %p, below its stack), EIP %p\n",
+		        t->id, t->name, error & 2 ? "write" : "read", (void *)addr, (void *)eip);
+	else if (vector == 14)
+		kprintf("task %u (%s): killed: page fault (%s of %s memory at %p), EIP %p\n", t->id, t->name,
+		        error & 2 ? "write" : "read", error & 1 ? "kernel" : "unmapped", (void *)addr,
+		        (void *)eip);
+	else
+		kprintf("task %u (%s): killed: %s (vector %u), EIP %p\n", t->id, t->name, cause, vector,
+		        (void *)eip);
+	task_exit(-EFAULT);
+}
+
+/* ------------------------------------------------------------ questions */
+
+bool task_user_range_ok(uint32_t addr, uint32_t len)
+{
+	uint32_t end = addr + len;
+	if (end < addr)
+		return false;
+	if (addr >= (uint32_t)__user_start && end <= (uint32_t)__user_end)
+		return true;
+	struct task *t = task_current();
+	return t && addr >= t->ustack_lo && end <= t->ustack_hi;
+}
+
+unsigned sched_slice_ticks(void) { return slice_ticks; }
+
+int sched_set_slice_ms(unsigned ms)
+{
+	unsigned ticks = ms * tick_hz / 1000;
+	if (ticks < SLICE_MIN_TICKS || ticks > SLICE_MAX_TICKS)
+		return -ERANGE;
+	slice_ticks = ticks;
+	return 0;
+}
+
+const struct user_program *user_program_find(const char *name)
+{
+	for (unsigned i = 0; i < user_program_count; i++)
+		if (strcmp(user_programs[i].name, name) == 0)
+			return &user_programs[i];
+	return NULL;
+}
+
+static const char *const state_names[] = {
+	[TASK_FREE] = "free", [TASK_RUNNABLE] = "ready", [TASK_RUNNING] = "running",
+	[TASK_WAITING] = "waiting", [TASK_SLEEPING] = "sleeping", [TASK_DEAD] = "dead",
+};
+
+static void print_ms(uint64_t ns)
+{
+	char s[FMT_FIXED_SIZE];
+	fmt_fixed(s, sizeof(s), ns / 100000, 1);
+	kprintf(" %9s", s);
+}
+
+static void print_task(const struct task *t)
+{
+	struct task_times tt;
+	task_times(t, &tt);
+	kprintf("%4u  %3u  %-8s %-9s", t->id, t->cpu, t->name, state_names[t->state]);
+	print_ms(tt.user_ns);
+	print_ms(tt.system_ns);
+	kprintf(" %9llu %9llu %8llu  %s\n", (unsigned long long)tt.user_ticks,
+	        (unsigned long long)tt.system_ticks, (unsigned long long)t->switches, t->args);
+}
+
+void task_print_all(void)
+{
+	kprintf("  id  cpu  name     state       user ms    sys ms  user tk   sys tk  switches  args\n");
+	for (unsigned c = 0; c < cpus_online; c++) {
+		struct runqueue *rq = &rqs[c];
+		if (!rq->current)
+			continue;
+		kprintf("%4u  %3u  %-8s %-9s", 0u, c, rq->idle.name, rq->current == &rq->idle ? "running" : "ready");
+		print_ms(cycles_to_ns(rq->idle_cycles));
+		kprintf(" %9s %9llu %9s %8llu\n", "-", (unsigned long long)rq->idle_ticks, "-",
+		        (unsigned long long)rq->idle.switches);
+	}
+	if (started)
+		print_task(&shell_task);
+	for (unsigned i = 0; i < TASK_MAX; i++)
+		if (tasks[i].state != TASK_FREE && tasks[i].state != TASK_DEAD)
+			print_task(&tasks[i]);
+}

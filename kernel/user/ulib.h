@@ -1,0 +1,23 @@
+/* kernel/user/ulib.h — what the built-in programs share (kernel/user/ulib.c).
+ * Everything here runs in ring 3 and is linked into the programs' pages
+ * (linker.ld, .user): a program may call nothing else of the kernel's. */
+#ifndef LULL_USER_ULIB_H
+#define LULL_USER_ULIB_H
+
+#define LULL_USER
+#include "user/syscall.h"
+
+unsigned u_strlen(const char *s);
+void u_puts(const char *s);
+/* The number, in decimal. */
+void u_put_u64(uint64_t n);
+/* n / d (and n % d into *rem if rem): by hand, since GCC would call the
+ * kernel's __udivdi3 for a 64-bit division, which ring 3 may not run. */
+uint64_t u_div64(uint64_t n, uint64_t d, uint64_t *rem);
+/* The first word of args as a number (0 if none); *rest after it. */
+uint64_t u_parse_u64(const char *args, const char **rest, int *ok);
+int u_streq(const char *a, const char *b);
+/* The next word of s into w (at most n - 1 bytes); the rest. */
+const char *u_word(const char *s, char *w, unsigned n);
+
+#endif
