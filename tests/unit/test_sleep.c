@@ -85,6 +85,7 @@ int hrtimer_cancel(struct hrtimer *t) { (void)t; return 0; }
 uint64_t ktime_get_ns(void) { return 0; }
 bool console_interrupted(void) { return false; }
 void cpu_idle(void) { fail_msg("cpu_idle: the host cannot halt"); }
+void task_wait_irq(void) { fail_msg("task_wait_irq: the host cannot wait for an interrupt"); }
 
 /* A sleeper's notify: how often, and what the sleeper said then. */
 static struct {
