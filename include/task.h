@@ -21,7 +21,7 @@
 #define TASK_ARGS_MAX       48
 #define TASK_KSTACK_SIZE    8192        /* a user task's kernel stack (its guard at the bottom) */
 #define TASK_USTACK_PAGES   4           /* a user task's stack, 16 KiB, above one guard page */
-#define SLICE_DEFAULT_MS    100         /* docs/tasks.md, "The time slice": 2.6's default timeslice */
+#define SLICE_DEFAULT_MS    100         /* docs/tasks.md, "The time slice": 2.6's DEF_TIMESLICE */
 #define SLICE_MIN_TICKS     1
 #define SLICE_MAX_TICKS     1000
 
@@ -52,7 +52,7 @@ struct task {
 	void (*kfn)(void *arg);         /* a kernel task's function */
 	void *karg;
 	int (*ufn)(const char *args);   /* a user task's program */
-	/* Precise accounting, in arch_cycles(); tick-sampled, in jiffies. */
+	/* Precise accounting, in TSC cycles; tick-sampled, in jiffies. */
 	uint64_t user_cycles, sys_cycles;
 	uint64_t user_ticks, sys_ticks;
 	uint64_t switches;              /* times it was switched in */
@@ -97,13 +97,14 @@ int task_sleep_until_ns(uint64_t ns);
 void task_yield(void);
 __noreturn void task_exit(int code);
 
-/* From kernel/arch/trap.c: a trap from ring 3 arrived / is about to
- * return to ring 3 (precise accounting, preemption, kill). */
+/* The scheduler's trap ops (struct trap_task_ops, include/arch/trap.h): a
+ * trap from ring 3 arrived / is about to return to ring 3 (precise
+ * accounting, preemption, kill). */
 void task_enter_from_user(void);
 void task_return_to_user(void);
 /* A CPU exception in ring 3: one report line, and the task is gone. */
 __noreturn void task_fault(unsigned vector, uint32_t eip, uint32_t error, uint32_t addr);
-/* The tick on this CPU (arch_tick_account): charge the jiffies that
+/* The tick on this CPU (tick_set_account_hook): charge the jiffies that
  * passed to what runs; end a time slice. */
 void task_tick(void);
 
@@ -112,6 +113,9 @@ bool task_user_range_ok(uint32_t addr, uint32_t len);
 void task_times(const struct task *t, struct task_times *out);
 /* `ps`: one line per task, with both accountings. */
 void task_print_all(void);
+/* kernel/syscall.c: `int 0x80` from ring 3. */
+struct trapframe;
+void syscall_dispatch(struct trapframe *tf);
 unsigned sched_slice_ticks(void);
 int sched_set_slice_ms(unsigned ms);
 

@@ -70,7 +70,6 @@ static int32_t sys_times(uint32_t ptr)
 	return 0;
 }
 
-void syscall_dispatch(struct trapframe *tf);
 void syscall_dispatch(struct trapframe *tf)
 {
 	int32_t ret;

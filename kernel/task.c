@@ -28,6 +28,10 @@
  * every switch and at every entry from and return to ring 3; and
  * tick-sampled, each tick charging the jiffies that passed to whatever it
  * interrupted, user or system, as 2.6-era Linux did.
+ *
+ * Longer than 400 lines: the run queues are private to this file, and the
+ * switch, waiting, sleeping, accounting and a task's birth and death all
+ * work on them under their lock.
  */
 #include "task.h"
 #include "arch/paging.h"
@@ -41,7 +45,6 @@
 #include "kstring.h"
 #include "panic.h"
 #include "spinlock.h"
-#include "time/arch.h"
 #include "time/clocksource.h"
 #include "time/hrtimer.h"
 #include "time/jiffies.h"
@@ -65,7 +68,7 @@ struct runqueue {
 	bool trap_user;                 /* the outermost trap came from ring 3 */
 	uint32_t slice_start;           /* jiffy the current task was switched in */
 	uint32_t acct_jiffy;            /* jiffies charged up to */
-	uint64_t stamp;                 /* arch_cycles() at the last switch, entry or exit */
+	uint64_t stamp;                 /* tsc_or_zero() at the last switch, entry or exit */
 	uint64_t idle_cycles, idle_ticks;
 };
 
@@ -150,7 +153,7 @@ void task_first_user(void) { finish_switch(); }
 
 static void switch_to(struct runqueue *rq, struct task *prev, struct task *next)
 {
-	uint64_t now = arch_cycles();
+	uint64_t now = tsc_or_zero();
 	if (prev->idle) {
 		rq->idle_cycles += now - rq->stamp;
 		/* The jiffies the CPU slept through were idle ones, not the
@@ -225,8 +228,7 @@ static void task_wake(struct task *t)
 }
 
 /* From trap_dispatch after every interrupt: this CPU's waiters look again. */
-void sched_irq_exit(void);
-void sched_irq_exit(void)
+static void sched_irq_exit(void)
 {
 	if (!started)
 		return;
@@ -334,8 +336,7 @@ int task_sleep_until_ns(uint64_t ns)
 
 /* ------------------------------------------------------------ accounting */
 
-void sched_note_trap(bool from_user);
-void sched_note_trap(bool from_user)
+static void sched_note_trap(bool from_user)
 {
 	if (started)
 		this_rq()->trap_user = from_user;
@@ -344,7 +345,7 @@ void sched_note_trap(bool from_user)
 void task_enter_from_user(void)
 {
 	struct runqueue *rq = this_rq();
-	uint64_t now = arch_cycles();
+	uint64_t now = tsc_or_zero();
 	rq->current->user_cycles += now - rq->stamp;
 	rq->stamp = now;
 }
@@ -356,7 +357,7 @@ void task_return_to_user(void)
 		task_exit(-EINTR);
 	if (rq->need_resched)
 		schedule();
-	uint64_t now = arch_cycles();
+	uint64_t now = tsc_or_zero();
 	rq->current->sys_cycles += now - rq->stamp;
 	rq->stamp = now;
 }
@@ -403,7 +404,7 @@ static void idle_task_init(struct runqueue *rq, unsigned cpu, uint8_t *stack, ui
 	                    .kstack = stack, .kstack_size = size, .guard = this_cpu()->stack_guard };
 	ksnprintf(t->name, sizeof(t->name), "idle%u", cpu);
 	rq->current = t;
-	rq->stamp = arch_cycles();
+	rq->stamp = tsc_or_zero();
 	rq->acct_jiffy = jiffies;
 }
 
@@ -438,6 +439,13 @@ __noreturn void sched_start(void (*fn)(void *arg), void *arg)
 	s->guard = stack_guard_init(shell_stack);
 	s->kesp = arch_first_frame_kernel(shell_stack + sizeof(shell_stack), kernel_task_start);
 	enqueue(rq, s, false);
+	static const struct trap_task_ops ops = {
+		.note_trap = sched_note_trap, .enter_from_user = task_enter_from_user,
+		.return_to_user = task_return_to_user, .fault = task_fault,
+		.syscall = syscall_dispatch, .irq_exit = sched_irq_exit,
+	};
+	trap_set_task_ops(&ops);
+	tick_set_account_hook(task_tick);
 	started = true;
 	irq_restore(f);
 	for (;;) {
@@ -548,7 +556,7 @@ __noreturn void task_exit(int code)
 	if (t->idle)
 		panic("task_exit: CPU %u's idle task cannot exit", t->cpu);
 	t->exit_code = code;
-	uint64_t now = arch_cycles();
+	uint64_t now = tsc_or_zero();
 	t->sys_cycles += now - rq->stamp;
 	rq->stamp = now;
 	spin_lock(&rq->lock);

@@ -34,11 +34,6 @@ void arch_kick_cpu(unsigned cpu);
 /* Is `vector` the one arch_kick_cpu's interrupt arrives on? */
 bool arch_vector_is_kick(unsigned vector);
 
-/* The tick ran on this CPU (tick_handle_event): the scheduler charges the
- * jiffies that passed to what runs and ends a time slice (the kernel:
- * task_tick, kernel/task.c). */
-void arch_tick_account(void);
-
 /* Print through the kernel console (the host tests print or swallow). */
 int kprintf(const char *fmt, ...) __printf(1, 2);
 

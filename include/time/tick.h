@@ -117,6 +117,13 @@ struct tick_smp_hooks {
 };
 void tick_set_smp_hooks(const struct tick_smp_hooks *hooks);
 
+/* Who is told of each tick event on a CPU (after jiffies): the scheduler,
+ * which bills the jiffies that passed to what runs and ends a time slice
+ * (kernel/task.c registers it; a registered hook, so the time core calls
+ * nothing above it).  Called in the tick's interrupt, interrupts off; NULL
+ * until set. */
+void tick_set_account_hook(void (*fn)(void));
+
 /* This CPU leaves its idle loop to run work (an AP taking a call): in
  * dyntick mode no CPU may skip while one is busy, so every CPU asleep
  * with its tick stopped is woken to tick again. */

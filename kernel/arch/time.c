@@ -5,7 +5,6 @@
 #include "arch/smp.h"
 #include "arch/x86.h"
 #include "time/percpu.h"
-#include "task.h"
 
 _Static_assert(NR_CPUS <= TIME_MAX_CPUS, "the time core keeps state for every CPU");
 
@@ -25,4 +24,3 @@ unsigned arch_nr_cpus(void) { return cpus_online; }
  * sends nothing while there is one CPU. */
 void arch_kick_cpu(unsigned cpu) { smp_kick(cpu); }
 bool arch_vector_is_kick(unsigned vector) { return vector == VEC_IPI_CALL; }
-void arch_tick_account(void) { task_tick(); }

@@ -2,9 +2,9 @@
  *
  * boot/vectors.asm saves the registers and calls trap_dispatch() with
  * interrupts off.  Vectors 0..31 are CPU exceptions: in a task (ring 3)
- * the task is killed with one line (task_fault, kernel/task.c); in the
+ * the task is killed with one line (the scheduler's fault op); in the
  * kernel there is no way to recover, so each one prints a report and
- * halts.  Vector 0x80 from ring 3 is a system call (kernel/syscall.c).
+ * halts.  Vector 0x80 from ring 3 is a system call (the syscall op).
  * Everything else is a device interrupt (kernel/arch/irq.c).
  *
  * A CPU exception in the kernel is always a bug, so the report tries to give a student everything needed to find it: the
@@ -20,11 +20,6 @@
 #include "time/path.h"
 #include "kprintf.h"
 #include "panic.h"
-#include "task.h"
-
-void syscall_dispatch(struct trapframe *tf);    /* kernel/syscall.c */
-void sched_irq_exit(void);                      /* kernel/task.c */
-void sched_note_trap(bool from_user);
 
 #define STACK_DUMP_WORDS   16
 #define BACKTRACE_FRAMES   8
@@ -130,28 +125,35 @@ void stack_guard_check_top(void) { guard_check_from(STACK_GUARD_BYTES / 4 - STAC
 /* The guard's top is checked as each interrupt arrives (before its
  * handler can push deeper: timers run from it, with interrupts on) and as
  * it leaves; the whole guard as the CPU goes idle (include/arch/trap.h). */
+static const struct trap_task_ops *task_ops;
+
+void trap_set_task_ops(const struct trap_task_ops *ops) { task_ops = ops; }
+
 void trap_dispatch(struct trapframe *tf)
 {
 	path_stamp(PATH_ENTRY);
-	bool user = trap_from_user(tf);
-	sched_note_trap(user);
-	if (user)
-		task_enter_from_user();
+	bool user = trap_from_user(tf);         /* only once task_ops are set */
+	if (task_ops) {
+		task_ops->note_trap(user);
+		if (user)
+			task_ops->enter_from_user();
+	}
 	if (tf->vector < VEC_EXCEPTIONS) {
 		if (user)
-			task_fault(tf->vector, tf->eip, tf->error, read_cr2());
+			task_ops->fault(tf->vector, tf->eip, tf->error, read_cr2());
 		exception_report(tf);
 	}
 	if (user && tf->vector == VEC_SYSCALL) {
-		syscall_dispatch(tf);
+		task_ops->syscall(tf);
 	} else {
 		stack_guard_check_top();
 		path_stamp(PATH_GUARD);
 		irq_dispatch(tf);
 		stack_guard_check_top();
-		sched_irq_exit();       /* this CPU's waiters look again */
+		if (task_ops)
+			task_ops->irq_exit();   /* this CPU's waiters look again */
 	}
 	path_stamp(PATH_EXIT);
 	if (user)
-		task_return_to_user();  /* a slice that ended, a kill */
+		task_ops->return_to_user();     /* a slice that ended, a kill */
 }

@@ -128,6 +128,10 @@ static void program_busy_oneshot(struct tick_cpu *tc, uint64_t now)
 	tick_program_oneshot(tc, next, now);
 }
 
+static void (*account_hook)(void);
+
+void tick_set_account_hook(void (*fn)(void)) { account_hook = fn; }
+
 /* Start the device ticking for the current mode. */
 int tick_start_device(struct tick_cpu *tc)
 {
@@ -153,7 +157,8 @@ void tick_handle_event(struct clock_event_device *dev)
 	dev->event_ns = 0;
 	tick_note_latency(tc, now);
 	tick_do_jiffies(tc, now);
-	arch_tick_account();
+	if (account_hook)
+		account_hook();
 	tc->programmed_ns = 0;
 	tc->softirq_pending = true;
 	wakeups_note_tick_event();

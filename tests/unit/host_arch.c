@@ -59,10 +59,6 @@ unsigned arch_nr_cpus(void) { return host_nr_cpus; }
 /* The kick's vector in the host tests: the kernel's IPI vector. */
 bool arch_vector_is_kick(unsigned vector) { return vector == 0xF1; }
 
-/* arch_tick_account: the tick's calls to the scheduler, all CPUs. */
-unsigned host_tick_accounts;
-void arch_tick_account(void) { host_tick_accounts++; }
-
 void arch_kick_cpu(unsigned cpu)
 {
 	host_cpu_check(cpu);            /* aborts on a CPU that does not exist */

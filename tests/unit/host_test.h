@@ -20,7 +20,6 @@ extern uint64_t host_halt_cycles;       /* what arch_halt_cycles() returns, once
 extern unsigned host_nr_cpus;           /* the fake CPUs online (1 unless a test says) */
 extern _Thread_local unsigned host_cpu_id;      /* which one this thread plays */
 extern unsigned host_kicks[HOST_MAX_CPUS];      /* arch_kick_cpu calls per CPU */
-extern unsigned host_tick_accounts;             /* arch_tick_account calls */
 extern void (*host_kick_hook)(unsigned cpu);    /* and a test's own action on one */
 
 /* Run `call`, which must panic with a message starting with `prefix` (the

@@ -1,0 +1,130 @@
+"""Tasks (docs/tasks.md): programs in ring 3, system calls, the round
+robin the tick drives, faults that kill only the task, and the shell as a
+task that stays responsive.
+
+One CPU runs under icount (deterministic).  Several CPUs with busy tasks
+do not: QEMU 7.2 runs icount's vCPUs round robin in one thread and a vCPU
+that never halts keeps that thread, so a second busy CPU never runs
+(docs/tasks.md, "QEMU's icount and busy CPUs"); those boots run under
+MTTCG, a host thread per vCPU, and assert only what a loaded host cannot
+break."""
+import re
+
+import pytest
+
+PS_ROW = re.compile(r"^\s*(\d+)\s+(\d+)\s+(\S+)\s+(\S+)\s+([\d.]+)\s+([\d.-]+)\s+(\d+)\s+(\S+)\s+(\d+)\s*(.*)$",
+                    re.M)
+
+
+def ps(out):
+    """[{id, cpu, name, state, user_ms, sys_ms, user_tk, sys_tk, switches, args}] of `ps`."""
+    rows = []
+    for m in PS_ROW.finditer(out):
+        rows.append(dict(id=int(m[1]), cpu=int(m[2]), name=m[3], state=m[4], user_ms=float(m[5]),
+                         sys_ms=float(m[6]) if m[6] != "-" else 0.0, user_tk=int(m[7]),
+                         switches=int(m[9]), args=m[10].strip()))
+    return rows
+
+
+def test_hog_reports_its_work_per_second_of_its_own_cpu(run):
+    r = run(["spawn hog 1", "sleep 1500"])
+    assert "task 2: hog 1 on CPU 0" in r.out("spawn hog 1")
+    m = re.search(r"^hog: (\d+) iterations in (\d+) ms of CPU: (\d+) per s$", r.log, re.M)
+    assert m, r.tail()
+    iterations, ms, rate = map(int, m.groups())
+    assert 1000 <= ms < 1100 and iterations > 0
+    assert abs(rate - iterations * 1000 // ms) <= 1
+
+
+def test_two_hogs_share_one_cpu_by_the_slice_and_the_shell_stays_cheap(run):
+    r = run(["spawn hog", "spawn hog", "sleep 2000", "ps"])
+    rows = {t["id"]: t for t in ps(r.out("ps"))}
+    a, b, shell = rows[2], rows[3], rows[1]
+    assert a["name"] == b["name"] == "hog" and shell["name"] == "shell"
+    # Round robin: each has had about half of the 2 s, within a slice.
+    assert abs(a["user_ms"] - b["user_ms"]) <= 110, (a, b)
+    assert a["user_ms"] > 850 and b["user_ms"] > 850, (a, b)
+    # Each slice ended on the tick: 2 s in 100 ms slices is ~20 switches
+    # each, plus the shell's wakeups taking the CPU between.
+    assert a["switches"] >= 10 and b["switches"] >= 10
+    assert shell["sys_ms"] < 100, shell
+
+
+def test_the_slice_is_set_in_ms_and_kept_in_jiffies(run):
+    r = run(["slice", "slice 20", "slice 3", "slice 0", "slice 2000"], append="hz=250")
+    assert r.out("slice").strip() == "slice: 25 jiffies (100 ms at HZ=250)"
+    assert r.out("slice 20").strip() == "slice: 5 jiffies (20 ms at HZ=250)"
+    assert r.out("slice 3").strip() == "error: slice: 3 ms is under one jiffy at HZ=250"
+    assert r.out("slice 0").startswith("usage: slice")
+    assert r.out("slice 2000").startswith("usage: slice")
+
+
+FAULTS = {
+    "kernel-read": r"killed: page fault \(read of kernel memory at 0x00100000\)",
+    "kernel-write": r"killed: page fault \(write of kernel memory at 0x00100000\)",
+    "privileged": r"killed: general protection \(a privileged instruction\?\) \(vector 13\)",
+    "divide": r"killed: divide error \(vector 0\)",
+    "stack": r"killed: stack overflow \(write at 0x[0-9a-f]+, below its stack\)",
+}
+
+
+def test_a_faulting_task_is_killed_with_one_line_and_nothing_else_is(run):
+    cmds = ["spawn hog"] + [f"spawn fault {k}" for k in FAULTS] + ["sleep 200", "ps", "uptime"]
+    r = run(cmds)
+    ids = {k: int(re.search(r"task (\d+): fault", r.out(f"spawn fault {k}"))[1]) for k in FAULTS}
+    for kind, said in FAULTS.items():
+        lines = re.findall(rf"^task {ids[kind]} \(fault\): (.*)$", r.log, re.M)
+        assert len(lines) == 1 and re.match(said + r", EIP 0x[0-9a-f]{8}$", lines[0]), (kind, lines)
+    assert "still alive after misbehaving" not in r.log
+    rows = ps(r.out("ps"))
+    assert [t["name"] for t in rows if t["id"] >= 2] == ["hog"], rows
+    assert "jiffies" in r.out("uptime")
+
+
+def test_bad_system_call_arguments_return_errors(run):
+    r = run(["spawn fault bad-syscall", "sleep 100"])
+    got = dict(re.findall(r"^fault bad-syscall: (.*) -> (-?\d+)$", r.log, re.M))
+    assert got == {
+        "unknown number 999": "-38",            # ENOSYS
+        "write from kernel memory": "-14",      # EFAULT
+        "write of 1 GiB": "-22",                # EINVAL
+        "clock into kernel memory": "-14",
+        "clock at a wrapping address": "-14",
+        "sleep for a negative time": "-22",
+        "sleep until a negative time": "-22",
+        "times into kernel memory": "-14",
+    }, r.tail()
+    assert "killed" not in r.log
+
+
+def test_kill_stops_a_task_and_refuses_the_kernels(run):
+    r = run(["spawn hog", "kill 2", "ps", "kill 1", "kill 0", "kill 99", "kill x"])
+    assert r.out("kill 2").strip() == "task 2: killed"
+    assert [t["id"] for t in ps(r.out("ps"))] == [0, 1]
+    assert r.out("kill 1").strip() == "error: kill: task 1 is the kernel's (the shell or an idle task)"
+    assert r.out("kill 0").strip() == "error: kill: no task 0 (see ps)"
+    assert r.out("kill 99").strip() == "error: kill: no task 99 (see ps)"
+    assert r.out("kill x").startswith("usage: kill")
+
+
+def test_spawn_says_what_is_wrong(run):
+    r = run(["spawn", "spawn nosuch", "spawn hog cpu 5", "spawn hog 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18"])
+    assert r.out("spawn").startswith("usage: spawn")
+    assert r.out("spawn nosuch").strip() == "error: spawn: no program 'nosuch' (programs: hog fault)"
+    assert r.out("spawn hog cpu 5").strip() == "error: spawn: no CPU 5 (1 online)"
+    assert "error: spawn: arguments longer than 47 bytes" in r.log
+
+
+def test_tasks_fill_the_table_then_spawn_says_so(run):
+    r = run([f"spawn hog" for _ in range(17)])
+    assert "error: spawn: EAGAIN (try again)" in r.log, r.tail()
+
+
+@pytest.mark.parametrize("smp", [2, 4])
+def test_the_shell_answers_with_a_hog_on_every_cpu(run, smp):
+    cmds = [f"spawn hog cpu {c}" for c in range(smp)] + ["sleep 500", "uptime", "ps"]
+    r = run(cmds, smp=smp, icount=None, timeout=120)
+    assert "jiffies" in r.out("uptime")
+    rows = [t for t in ps(r.out("ps")) if t["name"] == "hog"]
+    assert sorted(t["cpu"] for t in rows) == list(range(smp))
+    assert all(t["user_ms"] > 0 for t in rows), rows
