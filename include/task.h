@@ -56,6 +56,7 @@ struct task {
 	uint64_t user_cycles, sys_cycles;
 	uint64_t user_ticks, sys_ticks;
 	uint64_t switches;              /* times it was switched in */
+	int32_t slice_left;             /* jiffies left of its time slice */
 	uint64_t started_ns;
 	int exit_code;
 };

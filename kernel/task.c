@@ -15,9 +15,13 @@
  *   - it sleeps on a timer (the sleep system calls): the timer's callback
  *     wakes it;
  *   - it yields, exits, is killed or faults;
- *   - its time slice ended: the tick sets need_resched once the current
- *     task has run slice_ticks jiffies and another is runnable, and the
- *     switch happens on the interrupt's way back to ring 3.  The kernel is
+ *   - its time slice ended: each tick takes the jiffies that passed off
+ *     the current task's slice (slice_left), and once it is used up and
+ *     another task is runnable sets need_resched; the switch happens on
+ *     the interrupt's way back to ring 3, and the task goes to the tail
+ *     with a new slice.  A task preempted before its slice ended (by a
+ *     woken task) goes back to the head, keeping what is left, as 2.6's
+ *     O(1) scheduler kept a preempted task at the head of its list.  The kernel is
  *     not preemptible (as Linux 2.6 without CONFIG_PREEMPT): a task in
  *     the kernel runs until it waits, yields or returns to ring 3.
  *   - a woken task preempts a running user task: it goes to the head of
@@ -66,7 +70,6 @@ struct runqueue {
 	struct task idle;
 	volatile bool need_resched;
 	bool trap_user;                 /* the outermost trap came from ring 3 */
-	uint32_t slice_start;           /* jiffy the current task was switched in */
 	uint32_t acct_jiffy;            /* jiffies charged up to */
 	uint64_t stamp;                 /* tsc_or_zero() at the last switch, entry or exit */
 	uint64_t idle_cycles, idle_ticks;
@@ -91,10 +94,6 @@ extern char user_entry[];                       /* kernel/user/start.c */
 static struct runqueue *this_rq(void) { return &rqs[this_cpu()->index]; }
 
 struct task *task_current(void) { return started ? this_rq()->current : NULL; }
-
-/* Wrap-safe: has jiffy a reached b?  (The time core's time_after_eq is
- * the jiffies lab's; the scheduler must not depend on a lab.) */
-static bool jiffy_reached(uint32_t a, uint32_t b) { return (int32_t)(a - b) >= 0; }
 
 /* ------------------------------------------------------------ run queue */
 
@@ -165,7 +164,6 @@ static void switch_to(struct runqueue *rq, struct task *prev, struct task *next)
 	}
 	rq->stamp = now;
 	rq->current = next;
-	rq->slice_start = jiffies;
 	next->switches++;
 	struct cpu *c = this_cpu();
 	c->stack_guard = next->guard;
@@ -183,9 +181,16 @@ static void schedule(void)
 	struct runqueue *rq = this_rq();
 	struct task *prev = rq->current;
 	spin_lock(&rq->lock);
-	if (prev->state == TASK_RUNNING && !prev->idle)
-		enqueue(rq, prev, false);
 	struct task *next = dequeue(rq);
+	if (prev->state == TASK_RUNNING && !prev->idle) {
+		bool used_up = prev->slice_left <= 0;
+		if (used_up)
+			prev->slice_left = (int32_t)slice_ticks;
+		if (!next)
+			next = prev;            /* nobody else: it keeps the CPU */
+		else
+			enqueue(rq, prev, !used_up);
+	}
 	if (!next)
 		next = &rq->idle;
 	next->state = TASK_RUNNING;
@@ -266,6 +271,7 @@ void task_wait_irq(void)
 void task_yield(void)
 {
 	uint32_t f = irq_save();
+	this_rq()->current->slice_left = 0;     /* to the tail, behind the others */
 	schedule();
 	irq_restore(f);
 }
@@ -377,7 +383,10 @@ void task_tick(void)
 		t->user_ticks += n;
 	else
 		t->sys_ticks += n;
-	if (!t->idle && rq->head && jiffy_reached(j, rq->slice_start + slice_ticks))
+	if (t->idle)
+		return;
+	t->slice_left -= (int32_t)n;
+	if (t->slice_left <= 0 && rq->head)
 		rq->need_resched = true;
 }
 
@@ -437,6 +446,7 @@ __noreturn void sched_start(void (*fn)(void *arg), void *arg)
 	                    .started_ns = ktime_get_ns() };
 	ksnprintf(s->name, sizeof(s->name), "shell");
 	s->guard = stack_guard_init(shell_stack);
+	s->slice_left = (int32_t)slice_ticks;
 	s->kesp = arch_first_frame_kernel(shell_stack + sizeof(shell_stack), kernel_task_start);
 	enqueue(rq, s, false);
 	static const struct trap_task_ops ops = {
@@ -490,6 +500,7 @@ int task_spawn(const struct user_program *prog, const char *args, unsigned cpu)
 	ksnprintf(t->name, sizeof(t->name), "%s", prog->name);
 	memcpy(t->args, args, len + 1);
 	t->guard = stack_guard_init(t->kstack);
+	t->slice_left = (int32_t)slice_ticks;
 	t->ustack_lo = (uint32_t)ustacks[slot] + PAGE_SIZE;
 	t->ustack_hi = t->ustack_lo + TASK_USTACK_PAGES * PAGE_SIZE;
 	/* The arguments at the top of its stack, where it may read them. */
