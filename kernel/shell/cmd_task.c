@@ -95,12 +95,17 @@ int cmd_slice(int argc, char **argv)
 	}
 	if (argc != 2 || parse_u32(argv[1], SLICE_MIN_MS, SLICE_MAX_MS, &ms) != 0)
 		return SHELL_USAGE;
+	unsigned was = sched_slice_ticks();
 	int rc = sched_set_slice_ms(ms);
 	if (rc < 0) {
 		kprintf("error: slice: %u ms is under one jiffy at HZ=%u\n", ms, tick_hz);
 		return rc;
 	}
-	kprintf("slice: %u jiffies (%u ms at HZ=%u)\n", sched_slice_ticks(),
+	kprintf("slice: %u jiffies (%u ms at HZ=%u) ", sched_slice_ticks(),
 	        sched_slice_ticks() * 1000 / tick_hz, tick_hz);
+	if (was == sched_slice_ticks())
+		kprintf("(unchanged)\n");
+	else
+		kprintf("(was %u jiffies)\n", was);
 	return 0;
 }

@@ -10,13 +10,13 @@ from lullvm.shell_table import commands
 
 # Commands that change something and then say so in one line.
 CHANGES = {"tick", "dyntick", "hz", "clockevent", "clocksource", "every", "wakeups", "wheel",
-           "slack"}
+           "slack", "slice"}
 # Commands that run something and report it in lines of their own (or end
 # the machine, or only wait: `sleep` changes nothing).
 RUNS = {"busy", "inject", "timeron", "keytimer", "stress", "alarm", "latency", "trace", "idle",
-        "power", "timerload", "watchdog", "sleep", "reboot", "poweroff", "fault"}
+        "power", "timerload", "watchdog", "sleep", "reboot", "poweroff", "fault", "spawn", "kill"}
 # Commands that only show.
-SHOWS = {"help", "version", "cmdline", "mem", "acpi", "date", "uptime", "timers", "cpus", "irqs"}
+SHOWS = {"help", "version", "cmdline", "mem", "acpi", "date", "uptime", "timers", "cpus", "irqs", "ps"}
 
 
 def built_hz(vm):
@@ -83,10 +83,14 @@ def test_each_change_says_what_it_is_now_and_was(vm):
             ("slack default", "slack: default exact for timers armed from now on (was 10%)"),
             ("slack piggyback off", "slack: piggyback off (was on)"),
             ("slack piggyback off", "slack: piggyback off (unchanged)"),
-            ("slack piggyback on", "slack: piggyback on (was off)")]:
+            ("slack piggyback on", "slack: piggyback on (was off)"),
+            ("slice 20", f"slice: {20 * hz // 1000} jiffies ({20 * hz // 1000 * 1000 // hz} ms at HZ={hz}) "
+                         f"(was {100 * hz // 1000} jiffies)"),
+            ("slice 20", f"slice: {20 * hz // 1000} jiffies ({20 * hz // 1000 * 1000 // hz} ms at HZ={hz}) "
+                         f"(unchanged)")]:
         assert said(vm, line) == want, line
         query = said(vm, line.split()[0])
-        if line.startswith("every") or line.startswith("wheel"):
+        if line.startswith("every") or line.startswith("wheel") or line.startswith("slice"):
             assert want.startswith(query + " ("), (want, query)
 
     # wakeups reset: the count read back after it (0, on one CPU with

@@ -56,7 +56,7 @@ def test_the_slice_decides_who_has_run(run, slice_ms):
 def test_the_slice_is_set_in_ms_and_kept_in_jiffies(run):
     r = run(["slice", "slice 20", "slice 3", "slice 0", "slice 2000"], append="hz=250")
     assert r.out("slice").strip() == "slice: 25 jiffies (100 ms at HZ=250)"
-    assert r.out("slice 20").strip() == "slice: 5 jiffies (20 ms at HZ=250)"
+    assert r.out("slice 20").strip() == "slice: 5 jiffies (20 ms at HZ=250) (was 25 jiffies)"
     assert r.out("slice 3").strip() == "error: slice: 3 ms is under one jiffy at HZ=250"
     assert r.out("slice 0").startswith("usage: slice")
     assert r.out("slice 2000").startswith("usage: slice")
