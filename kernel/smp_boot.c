@@ -74,7 +74,7 @@
 extern const uint8_t trampoline_start[], trampoline_end[];
 extern const uint8_t trampoline_gdt_ptr[], trampoline_entry[];
 extern void ap_entry(void);
-extern char kernel_stack_bottom[];
+extern char kernel_stack_bottom[], kernel_stack_top[];
 
 /* Read by boot/trampoline.asm's ap_entry, one AP at a time. */
 uint32_t ap_boot_stack, ap_boot_cr3, ap_boot_cr4;
@@ -85,6 +85,7 @@ void smp_boot_cpu_init(void)
 	struct cpu *c = &cpus[0];
 	*c = (struct cpu){ .self = c, .index = 0, .state = CPU_BUSY };
 	c->stack_guard = stack_guard_init(kernel_stack_bottom);
+	c->stack_top = (uint32_t)kernel_stack_top;
 	gdt_load_cpu(0, c);
 }
 
@@ -232,6 +233,7 @@ static int start_ap(struct cpu *c, uint32_t trampoline)
 	ap_booting = c;
 	ap_boot_stack = (uint32_t)(c->stack + CPU_STACK_SIZE);
 	c->stack_guard = stack_guard_init(c->stack);
+	c->stack_top = (uint32_t)c->stack + CPU_STACK_SIZE;
 	ap_boot_cr3 = read_cr3();
 	ap_boot_cr4 = cpu.feat_edx & CPUID_1_EDX_PSE ? read_cr4() : 0;  /* 4 MiB pages */
 	int rc = lapic_send_init(c->apic_id);

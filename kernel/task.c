@@ -167,6 +167,7 @@ static void switch_to(struct runqueue *rq, struct task *prev, struct task *next)
 	next->switches++;
 	struct cpu *c = this_cpu();
 	c->stack_guard = next->guard;
+	c->stack_top = (uint32_t)next->kstack + next->kstack_size;
 	tss_set_kernel_stack(c->index, (uint32_t)next->kstack + next->kstack_size);
 	if (next->user)
 		tick_work_starts();     /* dyntick: a busy CPU means every CPU ticks */

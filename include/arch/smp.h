@@ -29,7 +29,8 @@ struct cpu {
 	void (*volatile call_fn)(void *arg);
 	void *call_arg;
 	uint64_t irqs[CPU_VECTORS];     /* interrupts it took, per vector (`irqs`) */
-	uint32_t *stack_guard;          /* the guard at its stack's bottom (trap.h) */
+	uint32_t *stack_guard;          /* the guard at the bottom of the stack it runs on (trap.h) */
+	uint32_t stack_top;             /* ... and that stack's top (a task's, once tasks run) */
 	/* Its last halt by the TSC (0: not known): read right before `sti;
 	 * hlt` (kernel/idle.c) and at the entry of the first interrupt that
 	 * ended it (irq_dispatch); arch_halt_cycles() hands it to the time

@@ -40,11 +40,11 @@ static const char *const exception_names[VEC_EXCEPTIONS] = {
 	[21] = "#CP control protection",
 };
 
-extern char kernel_stack_bottom[], kernel_stack_top[];
-
+/* On the stack this CPU runs on: its boot stack, or the running task's. */
 static bool on_kernel_stack(uint32_t addr)
 {
-	return addr >= (uint32_t)kernel_stack_bottom && addr + 8 <= (uint32_t)kernel_stack_top;
+	const struct cpu *c = this_cpu();
+	return c->stack_guard && addr >= (uint32_t)c->stack_guard && addr + 8 <= c->stack_top;
 }
 
 __noreturn void exception_report(const struct trapframe *tf)

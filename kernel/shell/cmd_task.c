@@ -9,10 +9,12 @@
 #include "task.h"
 #include "time/jiffies.h"
 
-/* spawn PROGRAM [ARGS...] [cpu N] */
+/* spawn PROGRAM [ARG] [cpu N] */
+#define SPAWN_MAX_WORDS 5
+
 int cmd_spawn(int argc, char **argv)
 {
-	if (argc < 2)
+	if (argc < 2 || argc > SPAWN_MAX_WORDS)
 		return SHELL_USAGE;
 	const struct user_program *prog = user_program_find(argv[1]);
 	if (!prog) {
