@@ -155,15 +155,23 @@ static void deliver(unsigned vector)
 	tick_irq_exit();
 }
 
+/* jiffies against the reference; a mismatch says which is which, how far
+ * off, the rule, and what the tick was doing. */
 static void check_jiffies_exact(void)
 {
 	exp_advance();
-	if (jiffies_64 != exp_jiffies)
-		fprintf(stderr, "at %llu ns: mode %s on %s, HZ %u, stopped %d, dev_next %llu period %llu\n",
-		        (unsigned long long)fake_ns, tick_mode_name(this_tick()->mode),
-		        this_tick()->dev->name, this_tick()->hz, this_tick()->stopped,
-		        (unsigned long long)dev_next, (unsigned long long)dev_period);
-	assert_int_equal(jiffies_64, exp_jiffies);
+	if (jiffies_64 == exp_jiffies)
+		return;
+	const struct tick_cpu *tc = this_tick();
+	bool ahead = jiffies_64 > exp_jiffies;
+	fail_msg("jiffies %llu, want %llu (%llu %s the clock): jiffies must count whole periods "
+	         "since the boundary, every period the clock has completed and none it has not; "
+	         "at %llu ns, mode %s on %s, HZ %u, stopped %d, dev_next %llu, period %llu",
+	         (unsigned long long)jiffies_64, (unsigned long long)exp_jiffies,
+	         (unsigned long long)(ahead ? jiffies_64 - exp_jiffies : exp_jiffies - jiffies_64),
+	         ahead ? "ahead of" : "behind", (unsigned long long)fake_ns, tick_mode_name(tc->mode),
+	         tc->dev ? tc->dev->name : "no device", tc->hz, tc->stopped,
+	         (unsigned long long)dev_next, (unsigned long long)dev_period);
 }
 
 /* ------------------------------------------------ timers under test */
