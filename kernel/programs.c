@@ -4,10 +4,18 @@
 
 int hog_main(const char *args);
 int fault_main(const char *args);
+int regs_main(const char *args);
+int cheat_main(const char *args);
+int media_main(const char *args);
 
 const struct user_program user_programs[] = {
 	{ "hog", "[SECONDS(1..3600)]", "a CPU-bound loop: iterations per second of its own CPU time", hog_main },
 	{ "fault", "kernel-read|kernel-write|privileged|divide|stack|bad-syscall",
 	  "misbehaves on purpose: killed with one line, or errors for bad system call arguments", fault_main },
+	{ "regs", "[ROUNDS(1..1000000)]", "checks that every register survives its preemptions", regs_main },
+	{ "cheat", "PERCENT(1..95) [SECONDS(1..3600)]",
+	  "works PERCENT of each jiffy and sleeps across every tick: precise against tick-sampled", cheat_main },
+	{ "media", "PERIOD_US WORK_US sleep|hrsleep|spin [FRAMES]",
+	  "a frame every PERIOD_US: how late each frame starts, and the CPU waiting cost", media_main },
 };
 const unsigned user_program_count = ARRAY_SIZE(user_programs);

@@ -83,6 +83,7 @@ void syscall_dispatch(struct trapframe *tf)
 	case SYS_SLEEP:       ret = sys_sleep(arg64(tf->ebx, tf->ecx)); break;
 	case SYS_SLEEP_UNTIL: ret = sys_sleep_until(arg64(tf->ebx, tf->ecx)); break;
 	case SYS_TIMES:       ret = sys_times(tf->ebx); break;
+	case SYS_TICK_HZ:     ret = (int32_t)tick_hz; break;
 	default:              ret = -ENOSYS; break;
 	}
 	cli();

@@ -403,6 +403,7 @@ void task_times(const struct task *t, struct task_times *out)
 	out->system_ns = cycles_to_ns(t->sys_cycles);
 	out->user_ticks = t->user_ticks;
 	out->system_ticks = t->sys_ticks;
+	out->switches = t->switches;
 }
 
 /* ------------------------------------------------------------ life and death */

@@ -22,6 +22,7 @@ enum syscall_nr {
 	SYS_SLEEP,              /* (ns lo, hi): sleep >= ns on the timer wheel, rounded up to jiffies */
 	SYS_SLEEP_UNTIL,        /* (ns lo, hi): sleep until CLOCK_MONOTONIC >= ns, on an hrtimer */
 	SYS_TIMES,              /* (struct task_times *): this task's CPU time so far; 0 */
+	SYS_TICK_HZ,            /* (): HZ, the tick's rate now (a jiffy is 1 s / HZ) */
 	SYS_COUNT
 };
 
@@ -29,6 +30,7 @@ enum syscall_nr {
 struct task_times {
 	uint64_t user_ns, system_ns;            /* precise: the clock read at every switch and entry */
 	uint64_t user_ticks, system_ticks;      /* sampled: whole jiffies charged by the tick */
+	uint64_t switches;                      /* times it was switched in */
 };
 
 #ifdef LULL_USER
@@ -62,6 +64,7 @@ static inline int32_t sys_sleep_until(uint64_t ns)
 	return syscall2(SYS_SLEEP_UNTIL, (uint32_t)ns, (uint32_t)(ns >> 32));
 }
 static inline int32_t sys_times(struct task_times *t) { return syscall2(SYS_TIMES, (uint32_t)t, 0); }
+static inline int32_t sys_tick_hz(void) { return syscall2(SYS_TICK_HZ, 0, 0); }
 #endif
 
 #endif

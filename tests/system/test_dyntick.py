@@ -152,9 +152,11 @@ def test_dyntick_on_pit_wakes_hz_over_max_skip(boot):
     # Under -icount every skip is the whole 13 ticks (52 ms): 3 s is 57.7
     # of them, so 58 wakeups with the window's own end, 59 seen (the window
     # ends on a tick, 3.003 s).  Once in ~10 runs 61: one skip cut short
-    # and the tick that catches up after it; allowed.  Skipping 12 ticks
-    # would be 63, 14 ticks 54.
-    assert 58 <= m.wakeups <= 61, m
+    # and the tick that catches up after it; on four CPUs (make test-smp)
+    # CI once saw it twice in one window, 62.  Each is QEMU's icount race
+    # (docs/robustness.md), not the skip's length: skipping 12 ticks would
+    # be 63 or more, 14 ticks 54.
+    assert 58 <= m.wakeups <= 62, m
     assert "limit: device max" in parse.wakeups(vm.cmd(boot_cpu_wakeups(vm))).causes
 
 

@@ -91,9 +91,13 @@ def test_interrupt_faults_recover(boot, cpus, mode):
 
     out = run(vm, "inject spurious-tick 200")
     m = re.search(r"200 extra interrupts on vector 0x[0-9a-f]+ \((\S+)\): (\d+) judged stale, "
-                  r"(\d+) handled as ticks", out)
-    # The device's own interrupts may land among them (periodic mode).
-    assert m and 200 <= int(m.group(2)) + int(m.group(3)) <= 210, out
+                  r"(\d+) handled as ticks, in (\d+) us", out)
+    # The device's own interrupts may land among them, at most one a tick
+    # in the span the kernel measured (and one more for the tick already
+    # pending): a loaded host stretches the span, and with it this bound.
+    hz = int(re.search(r"HZ=(\d+)", vm.cmd("hz")).group(1))
+    own = int(m.group(4)) * hz // 1_000_000 + 2 if m else 0
+    assert m and 200 <= int(m.group(2)) + int(m.group(3)) <= 200 + own, out
     recovered(out, vm.cpus)
 
     out = run(vm, "inject pm-glitch")
