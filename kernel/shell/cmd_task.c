@@ -9,8 +9,10 @@
 #include "task.h"
 #include "time/jiffies.h"
 
-/* spawn PROGRAM [ARG] [cpu N] */
-#define SPAWN_MAX_WORDS 5
+/* spawn PROGRAM [ARGS] [cpu N]: at most four words for the program (media
+ * takes four), so a line of more words is a usage error, as for every
+ * command. */
+#define SPAWN_MAX_WORDS 8
 
 int cmd_spawn(int argc, char **argv)
 {
@@ -35,6 +37,8 @@ int cmd_spawn(int argc, char **argv)
 		}
 		last = argc - 2;
 	}
+	if (last - 2 > SPAWN_MAX_WORDS - 4)
+		return SHELL_USAGE;
 	char args[TASK_ARGS_MAX] = "";
 	size_t used = 0;
 	for (int i = 2; i < last; i++) {

@@ -4,8 +4,8 @@
  * accounting (docs/tasks.md, "Two accountings").
  *
  * Each jiffy it wakes on the tick (a sleep of zero: until the next jiffy),
- * works PERCENT of the jiffy by the clock, and sleeps again before the
- * next tick, so the tick, which bills whatever it interrupts, never finds
+ * works until PERCENT of the jiffy has passed by the clock, and sleeps
+ * again before the next tick, so the tick, which bills whatever it interrupts, never finds
  * it running.  At the end it prints the share of the CPU it took (its
  * precise time) against the share the tick billed it.
  */
@@ -27,15 +27,31 @@ int cheat_main(const char *args)
 	uint64_t hz = (uint64_t)sys_tick_hz();
 	uint64_t jiffy_ns = u_div64(1000000000ull, hz, 0);
 	uint64_t work_ns = u_div64(jiffy_ns * percent, 100, 0);
+	/* Where the jiffies begin: jiffies are whole periods of the clock
+	 * (docs/time.md), so their boundaries keep one phase.  A wake after a
+	 * sleep to the next jiffy comes a little after a boundary; the
+	 * earliest of a few wakes, modulo the period, is the phase. */
+	uint64_t phase = jiffy_ns, rem;
+	for (int i = 0; i < 8; i++) {
+		sys_sleep(0);
+		u_div64(sys_clock(), jiffy_ns, &rem);
+		if (rem < phase)
+			phase = rem;
+	}
 	struct task_times before, after;
 	sys_sleep(0);                           /* to the tick */
 	sys_times(&before);
 	uint64_t start = sys_clock(), end = start + seconds * 1000000000ull;
 	for (;;) {
-		uint64_t t0 = sys_clock();
-		if (t0 >= end)
+		uint64_t woke = sys_clock();
+		if (woke >= end)
 			break;
-		while (sys_clock() - t0 < work_ns)
+		/* Work until PERCENT of this jiffy has gone, counted from its
+		 * boundary, not from the wake: the wake is late by the timer
+		 * path, and work past the next boundary would meet the tick. */
+		u_div64(woke - phase, jiffy_ns, &rem);
+		uint64_t until = woke - rem + work_ns;
+		while (sys_clock() < until)
 			;
 		sys_sleep(0);                   /* until the next jiffy begins */
 	}
