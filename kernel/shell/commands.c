@@ -43,7 +43,7 @@ const struct shell_command shell_commands[] = {
 	{ "clockevent", "[NAME]",     "list timer interrupt devices (* = tick), or switch the tick to NAME", cmd_clockevent },
 	{ "timers",   "",             "pending wheel timers and hrtimers, per CPU", cmd_timers },
 	{ "wheel",    "[cascade|level]", "which timer wheel files timers, or switch (pending timers move over)", cmd_wheel },
-	{ "spawn",    "PROGRAM [ARGS(at most 4 words)] [cpu N]", "start a built-in program as a task in ring 3 (docs/tasks.md, \"Programs\")", cmd_spawn },
+	{ "spawn",    "PROGRAM [ARGS] [cpu N]", "start a built-in program as a task in ring 3, with up to four words for it (docs/tasks.md, \"Programs\")", cmd_spawn },
 	{ "ps",       "",             "tasks: CPU, state, CPU time both ways (precise and tick-sampled), switches", cmd_ps },
 	{ "kill",     "ID",           "stop task ID (see ps)", cmd_kill },
 	{ "slice",    "[MS" RANGE(SLICE_MIN_MS, SLICE_MAX_MS) "]", "show or set the time slice (rounded down to jiffies)", cmd_slice },

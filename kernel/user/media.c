@@ -37,6 +37,27 @@ static void put_us(uint32_t ns)
 	u_put_u64(ns / 100 % 10);
 }
 
+/* Until the next frame is due, in the way `mode` says. */
+static void wait_for(int mode, uint64_t next, uint64_t jiffy_ns)
+{
+	uint64_t now = sys_clock();
+	if (now >= next)
+		return;                 /* late already: the next frame at once */
+	if (mode == 0) {
+		sys_sleep(next - now);
+	} else if (mode == 1) {
+		sys_sleep_until(next);
+	} else {
+		/* Whole jiffies it can sleep and still wake before next:
+		 * SYS_SLEEP adds one, for the jiffy already begun. */
+		uint64_t whole = u_div64(next - now, jiffy_ns, 0);
+		if (whole >= 2)
+			sys_sleep((whole - 2) * jiffy_ns + 1);
+		while (sys_clock() < next)
+			;
+	}
+}
+
 int media_main(const char *args);
 int media_main(const char *args)
 {
@@ -68,23 +89,7 @@ int media_main(const char *args)
 		late_ns[k] = now > due ? (uint32_t)(now - due) : 0;
 		while (sys_clock() - now < work_ns)
 			;
-		uint64_t next = due + period_ns;
-		now = sys_clock();
-		if (now >= next)
-			continue;
-		if (mode == 0) {
-			sys_sleep(next - now);
-		} else if (mode == 1) {
-			sys_sleep_until(next);
-		} else {
-			/* Whole jiffies it can sleep and still wake before next:
-			 * SYS_SLEEP adds one, for the jiffy already begun. */
-			uint64_t whole = u_div64(next - now, jiffy_ns, 0);
-			if (whole >= 2)
-				sys_sleep((whole - 2) * jiffy_ns + 1);
-			while (sys_clock() < next)
-				;
-		}
+		wait_for(mode, due + period_ns, jiffy_ns);
 	}
 	sys_times(&after);
 	uint64_t elapsed = sys_clock() - start;
