@@ -364,6 +364,8 @@ void task_return_to_user(void)
 		task_exit(-EINTR);
 	if (rq->need_resched)
 		schedule();
+	if (rq->current->killed)        /* killed while it waited for the CPU */
+		task_exit(-EINTR);
 	uint64_t now = tsc_or_zero();
 	rq->current->sys_cycles += now - rq->stamp;
 	rq->stamp = now;
@@ -543,6 +545,14 @@ int task_kill(unsigned id)
 	struct runqueue *rq = &rqs[t->cpu];
 	uint32_t f = irq_save();
 	spin_lock(&rq->lock);
+	if (t->killed) {
+		/* Killed already, and on its way out: a task woken from its
+		 * sleep by the first kill still has the sleep's timer armed on
+		 * its stack until it runs, so it must not be freed here. */
+		spin_unlock(&rq->lock);
+		irq_restore(f);
+		return 0;
+	}
 	t->killed = true;
 	if (t->state == TASK_SLEEPING || t->state == TASK_WAITING) {
 		wake_locked(rq, t);

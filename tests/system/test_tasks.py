@@ -198,3 +198,4 @@ def test_media_frames_sleep_by_the_jiffy_spin_on_time_and_hrsleep_on_time_cheapl
     assert n == 50 and p99 < 200 and cpu_spin > 800, (p99, cpu_spin)
     n, p50, p99, mx, cpu_hr = media(r.log, 2000, "hrsleep")
     assert n == 50 and p99 < 200 and cpu_hr < 300, (p99, cpu_hr)
+
