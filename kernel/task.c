@@ -69,7 +69,6 @@ struct runqueue {
 	struct task *dead;              /* exited, its stack still in use until the switch ends */
 	struct task idle;
 	volatile bool need_resched;
-	bool trap_user;                 /* the outermost trap came from ring 3 */
 	uint32_t acct_jiffy;            /* jiffies charged up to */
 	uint64_t stamp;                 /* tsc_or_zero() at the last switch, entry or exit */
 	uint64_t idle_cycles, idle_ticks;
@@ -129,6 +128,20 @@ static void unlink_from(struct task **list, struct task *t)
 	for (; *list; list = &(*list)->next)
 		if (*list == t) {
 			*list = t->next;
+			t->next = NULL;
+			return;
+		}
+}
+
+/* t, runnable on rq, off it (the tail kept right). */
+static void unqueue(struct runqueue *rq, struct task *t)
+{
+	struct task *prev = NULL;
+	for (struct task *q = rq->head; q; prev = q, q = q->next)
+		if (q == t) {
+			*(prev ? &prev->next : &rq->head) = t->next;
+			if (rq->tail == t)
+				rq->tail = prev;
 			t->next = NULL;
 			return;
 		}
@@ -343,12 +356,6 @@ int task_sleep_until_ns(uint64_t ns)
 
 /* ------------------------------------------------------------ accounting */
 
-static void sched_note_trap(bool from_user)
-{
-	if (started)
-		this_rq()->trap_user = from_user;
-}
-
 void task_enter_from_user(void)
 {
 	struct runqueue *rq = this_rq();
@@ -382,7 +389,7 @@ void task_tick(void)
 	struct task *t = rq->current;
 	if (t->idle)
 		rq->idle_ticks += n;
-	else if (rq->trap_user)
+	else if (this_cpu()->trap_from_user)
 		t->user_ticks += n;
 	else
 		t->sys_ticks += n;
@@ -454,7 +461,7 @@ __noreturn void sched_start(void (*fn)(void *arg), void *arg)
 	s->kesp = arch_first_frame_kernel(shell_stack + sizeof(shell_stack), kernel_task_start);
 	enqueue(rq, s, false);
 	static const struct trap_task_ops ops = {
-		.note_trap = sched_note_trap, .enter_from_user = task_enter_from_user,
+		.enter_from_user = task_enter_from_user,
 		.return_to_user = task_return_to_user, .fault = task_fault,
 		.syscall = syscall_dispatch, .irq_exit = sched_irq_exit,
 	};
@@ -558,10 +565,7 @@ int task_kill(unsigned id)
 		wake_locked(rq, t);
 	} else if (t->state == TASK_RUNNABLE) {
 		/* Off the queue and gone now: it holds nothing. */
-		unlink_from(&rq->head, t);
-		rq->tail = rq->head;
-		while (rq->tail && rq->tail->next)
-			rq->tail = rq->tail->next;
+		unqueue(rq, t);
 		t->state = TASK_FREE;
 	}
 	spin_unlock(&rq->lock);

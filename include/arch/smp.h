@@ -36,6 +36,9 @@ struct cpu {
 	 * ended it (irq_dispatch); arch_halt_cycles() hands it to the time
 	 * core's `halted` share. */
 	uint64_t halt_begin, halt_end;
+	/* Did the trap running now (the latest to arrive) come from ring 3?
+	 * Set by trap_dispatch; the tick reads it to bill user or system. */
+	bool trap_from_user;
 	uint8_t stack[CPU_STACK_SIZE] __attribute__((aligned(16)));
 };
 

@@ -86,14 +86,12 @@ void trap_dispatch(struct trapframe *tf);
 /* What traps need from the scheduler (kernel/task.c hands them over with
  * trap_set_task_ops in sched_start: the CPU's floor is below it).  Before
  * that, nothing runs in ring 3 and only irq_exit would be called.
- *   note_trap        every trap's start: did it come from ring 3?
  *   enter_from_user  a trap from ring 3 arrived (precise accounting)
  *   return_to_user   it is about to return there (slice ended, kill)
  *   fault            a CPU exception in ring 3: the task dies
  *   syscall          `int 0x80` from ring 3
  *   irq_exit         after every device interrupt: this CPU's waiters */
 struct trap_task_ops {
-	void (*note_trap)(bool from_user);
 	void (*enter_from_user)(void);
 	void (*return_to_user)(void);
 	void (*fault)(unsigned vector, uint32_t eip, uint32_t error, uint32_t addr);

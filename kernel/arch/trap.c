@@ -133,11 +133,9 @@ void trap_dispatch(struct trapframe *tf)
 {
 	path_stamp(PATH_ENTRY);
 	bool user = trap_from_user(tf);         /* only once task_ops are set */
-	if (task_ops) {
-		task_ops->note_trap(user);
-		if (user)
-			task_ops->enter_from_user();
-	}
+	this_cpu()->trap_from_user = user;      /* the tick bills user or system by it */
+	if (user)
+		task_ops->enter_from_user();
 	if (tf->vector < VEC_EXCEPTIONS) {
 		if (user)
 			task_ops->fault(tf->vector, tf->eip, tf->error, read_cr2());
