@@ -98,8 +98,13 @@ DEP_GROUPS := $(sort $(foreach g,$(or $(MAKECMDGOALS),all),\
                 $(if $(filter undefined,$(origin deps_$(g))),build,$(deps_$(g)))))
 
 ifeq ($(shell NO_DEPS='$(NO_DEPS)' tools/check-deps --can-install && echo yes),yes)
-deps:
+# Every make considers `deps`, so what it runs must cost nothing when
+# nothing changed: the script (0.1 s of CPU, its dpkg-query) runs again
+# only when it or dpkg's package database is newer than its last success.
+deps: $(BUILD)/.deps-ok
+$(BUILD)/.deps-ok: tools/install-deps $(wildcard /var/lib/dpkg/status)
 	@tools/install-deps
+	@mkdir -p $(@D) && touch $@
 else
 DEPS_MISSING := $(if $(DEP_GROUPS),$(shell CROSS='$(CROSS)' HOSTCC='$(HOSTCC)' PYTHON='$(PYTHON)' FUZZCC='$(FUZZCC)' \
                   tools/check-deps $(DEP_GROUPS) 2>&1))
@@ -220,7 +225,11 @@ UNIT_TESTS := $(patsubst tests/unit/test_%.c,$(UNIT_DIR)/test_%,$(wildcard tests
 # Every test links two more: a lab's stub may sit in any source
 # (kernel/lib/lab.c), and any error message may name its code
 # (kernel/lib/errno.c).
-unit_sources = $(shell sed -n 's,^// SOURCES: *,,p' $(1))
+# Read once for every host test and fuzz harness (one process, not one per
+# test: make runs dozens of times in make test), as words TEST:SOURCE.
+UNIT_SOURCE_PAIRS := $(shell awk '/^\/\/ SOURCES:/ { for (i = 3; i <= NF; i++) \
+                       printf "%s:%s ", FILENAME, $$i }' $(wildcard tests/unit/test_*.c tests/fuzz/fuzz_*.c))
+unit_sources = $(patsubst $(1):%,%,$(filter $(1):%,$(UNIT_SOURCE_PAIRS)))
 unit_objs = $(patsubst %.c,$(2)/%.o,$(1) $(call unit_sources,$(1)) kernel/lib/lab.c kernel/lib/errno.c)
 UNIT_OBJ := $(UNIT_DIR)/obj
 # Kept, not deleted as intermediates once the tests are linked (.PRECIOUS

@@ -5,6 +5,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 
 import re
@@ -70,3 +71,41 @@ def grade(tree, lab=None, timeout=600, exitfirst=False):
         p = subprocess.run(args, cwd=tree, capture_output=True, text=True, timeout=timeout)
         with open(out) as f:
             return p, json.load(f)
+
+
+def grade_each(lab, patches, out):
+    """Run in a copy of the tree, from its root (`python3 -c`, as
+    tests/system/test_labs_wrong.py does): for each patch, apply it, run
+    the lab's checks to the first that fails (pytest -x: the checks alone,
+    not tools/grade.py, so a wrong answer a host test catches costs no
+    kernel build), and take it off again.  All in this one process: the
+    interpreter, pytest and the collection are paid once, not once per
+    patch.  The checks' modules are imported afresh for each: the graders'
+    conftest keeps what it built and ran in module state.
+    Writes {patch: [{test, points, passed, why}] or {"apply": error}} to
+    `out` as JSON."""
+    import pytest
+    found = {}
+    results = os.path.join(tempfile.mkdtemp(), "results.json")
+    for patch in patches:
+        p = subprocess.run(["git", "apply", patch], cwd=ROOT, capture_output=True, text=True)
+        if p.returncode != 0:
+            found[patch] = {"apply": p.stderr}
+            continue
+        if os.path.exists(results):
+            os.remove(results)
+        os.environ["LAB_RESULTS"] = results
+        for name in [m for m in sys.modules if m == "conftest" or m.startswith("test_")]:
+            del sys.modules[name]
+        pytest.main(["-q", "-x", "-p", "no:cacheprovider", os.path.join("tests", "labs", f"test_{lab}.py")])
+        try:
+            with open(results) as f:
+                found[patch] = json.load(f)
+        except (OSError, ValueError):
+            found[patch] = []
+        p = subprocess.run(["git", "apply", "-R", patch], cwd=ROOT, capture_output=True, text=True)
+        if p.returncode != 0:
+            found[patch] = {"apply": "taking it off again: " + p.stderr}
+            break
+    with open(out, "w") as f:
+        json.dump(found, f)

@@ -50,28 +50,17 @@ def test_every_lab_keeps_wrong_answers():
     assert not few, f"labs with fewer than {MIN_PER_LAB} wrong answers kept: {few}"
 
 
-def grade_first_failure(tree, lab, timeout=600):
-    """The lab's checks in `tree`, stopping at the first that fails: the
-    checks alone (pytest -x), not tools/grade.py, so that a wrong answer a
-    host test catches costs no kernel build (conftest.fresh_elf builds it
-    for the first check that boots).  [{test, points, passed, why}]."""
-    out = os.path.join(os.path.dirname(tree), "results.json")
-    if os.path.exists(out):
-        os.remove(out)
-    subprocess.run([PYTHON, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
-                    os.path.join("tests", "labs", f"test_{lab}.py")], cwd=tree, capture_output=True,
-                   text=True, timeout=timeout, env=dict(os.environ, LAB_RESULTS=out))
+def grade_each(tree, lab, patches, timeout):
+    """lullvm.labs.grade_each in `tree`: {patch: results or {"apply": error}}."""
+    out = os.path.join(os.path.dirname(tree), "wrong.json")
+    p = subprocess.run([PYTHON, "-c", "import sys; sys.path.insert(0, 'tests'); "
+                        "from lullvm.labs import grade_each; grade_each(sys.argv[1], sys.argv[3:], sys.argv[2])",
+                        lab, out] + patches, cwd=tree, capture_output=True, text=True, timeout=timeout)
     try:
         with open(out) as f:
             return json.load(f)
     except (OSError, ValueError):
-        return []
-
-
-def apply(tree, patch, reverse=False):
-    p = subprocess.run(["git", "apply"] + (["-R"] if reverse else []) + [patch], cwd=tree,
-                       capture_output=True, text=True)
-    assert p.returncode == 0, f"{os.path.relpath(patch, ROOT)} does not apply: {p.stderr}"
+        pytest.fail(f"grading the wrong answers did not finish:\n{p.stdout[-3000:]}{p.stderr[-3000:]}")
 
 
 @pytest.mark.parametrize("lab", list(LABS))
@@ -81,12 +70,12 @@ def test_wrong_answers_score_below_full_marks_and_say_where(tmp_path, lab):
         pytest.skip(f"no wrong answers kept for {lab} yet")
     tree = str(tmp_path / "tree")
     copy_tree(tree, tracked_files(ROOT))
+    graded = grade_each(tree, lab, [patch for patch, _, _ in answers], timeout=600 * len(answers))
     passed = []
     for patch, what, names in answers:
-        apply(tree, patch)
-        results = grade_first_failure(tree, lab)
-        apply(tree, patch, reverse=True)
+        results = graded.get(patch, [])
         name = os.path.relpath(patch, ROOT)
+        assert "apply" not in results, f"{name} does not apply: {results['apply']}"
         failed = [t for t in results if not t["passed"]]
         if any("does not build" in t["why"] for t in failed):
             passed.append(f"{name} ({what}): does not build, so it proves nothing\n{failed[0]['why'][-1500:]}")
