@@ -159,8 +159,10 @@ def qemu_args(elf=ELF, iso=None, append=None, machine=None, cpu=None,
     monitor       a Unix socket path for QEMU's human monitor
     serial        "stdio" (the console on this process's stdin/stdout)
     """
+    # -nic none: lull has no network driver, and QEMU's default NIC costs
+    # every boot its option ROM (about a tenth of a short boot's host CPU).
     args = [qemu, "-accel", ACCEL, "-m", str(memory),
-            "-display", "none", "-no-reboot",
+            "-display", "none", "-nic", "none", "-no-reboot",
             # signal=off: a Ctrl-C typed in a test goes to lull, not QEMU.
             "-chardev", f"{serial},id=console,signal=off", "-serial", "chardev:console",
             "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04"]

@@ -704,17 +704,6 @@ def test_trace_marks_each_event_with_its_cpu(boot):
         assert ts == sorted(ts), cpu
 
 
-@pytest.mark.parametrize("cmd", ["idle 0", "idle 3601", "idle x", "latency 0 1000",
-                                 "latency 1000001 1000", "latency 10 49", "latency 10 1000001",
-                                 "latency 10", "trace 0", "trace 11", "every 0", "every x",
-                                 "alarm 0 10", "alarm 17 10", "alarm 2 0", "keytimer 0",
-                                 "dyntick maybe", "wakeups now", "sleep -5"])
-def test_bad_arguments_dyntick(vm, cmd):
-    out = vm.cmd(cmd)
-    assert out.startswith("usage: "), out
-    assert vm.cmd("version").startswith("lull")
-
-
 # ------------------------------------------------------------ every machine
 
 from lullvm.qemu import MACHINE_SHAPES  # noqa: E402
