@@ -38,6 +38,7 @@
  * work on them under their lock.
  */
 #include "task.h"
+#include "runqueue.h"
 #include "arch/paging.h"
 #include "arch/smp.h"
 #include "arch/switch.h"
@@ -61,17 +62,15 @@
 #define TASK_ID_SHELL   1
 #define TASK_ID_FIRST   2
 
+/* A CPU's queue: the rules on it are kernel/runqueue.c's (the host tests
+ * run them); the lock, the idle task and the switch are here.  Each queue
+ * is written under its lock by its own CPU and by CPUs that wake or kill
+ * its tasks (task_wake, task_kill, task_spawn). */
 struct runqueue {
 	spinlock_t lock;
-	struct task *head, *tail;       /* runnable, not running */
-	struct task *waiting;           /* in wait_event, linked through next */
-	struct task *current;
+	struct rq_core q;
 	struct task *dead;              /* exited, its stack still in use until the switch ends */
 	struct task idle;
-	volatile bool need_resched;
-	uint32_t acct_jiffy;            /* jiffies charged up to */
-	uint64_t stamp;                 /* tsc_or_zero() at the last switch, entry or exit */
-	uint64_t idle_cycles, idle_ticks;
 };
 
 static struct runqueue rqs[NR_CPUS];
@@ -92,60 +91,7 @@ extern char user_entry[];                       /* kernel/user/start.c */
 
 static struct runqueue *this_rq(void) { return &rqs[this_cpu()->index]; }
 
-struct task *task_current(void) { return started ? this_rq()->current : NULL; }
-
-/* ------------------------------------------------------------ run queue */
-
-static void enqueue(struct runqueue *rq, struct task *t, bool at_head)
-{
-	t->state = TASK_RUNNABLE;
-	t->next = NULL;
-	if (!rq->head) {
-		rq->head = rq->tail = t;
-	} else if (at_head) {
-		t->next = rq->head;
-		rq->head = t;
-	} else {
-		rq->tail->next = t;
-		rq->tail = t;
-	}
-}
-
-static struct task *dequeue(struct runqueue *rq)
-{
-	struct task *t = rq->head;
-	if (t) {
-		rq->head = t->next;
-		if (!rq->head)
-			rq->tail = NULL;
-		t->next = NULL;
-	}
-	return t;
-}
-
-static void unlink_from(struct task **list, struct task *t)
-{
-	for (; *list; list = &(*list)->next)
-		if (*list == t) {
-			*list = t->next;
-			t->next = NULL;
-			return;
-		}
-}
-
-/* t, runnable on rq, off it (the tail kept right). */
-static void unqueue(struct runqueue *rq, struct task *t)
-{
-	struct task *prev = NULL;
-	for (struct task *q = rq->head; q; prev = q, q = q->next)
-		if (q == t) {
-			*(prev ? &prev->next : &rq->head) = t->next;
-			if (rq->tail == t)
-				rq->tail = prev;
-			t->next = NULL;
-			return;
-		}
-}
+struct task *task_current(void) { return started ? this_rq()->q.current : NULL; }
 
 /* ------------------------------------------------------------ switching */
 
@@ -165,18 +111,7 @@ void task_first_user(void) { finish_switch(); }
 
 static void switch_to(struct runqueue *rq, struct task *prev, struct task *next)
 {
-	uint64_t now = tsc_or_zero();
-	if (prev->idle) {
-		rq->idle_cycles += now - rq->stamp;
-		/* The jiffies the CPU slept through were idle ones, not the
-		 * next task's. */
-		rq->idle_ticks += jiffies - rq->acct_jiffy;
-		rq->acct_jiffy = jiffies;
-	} else {
-		prev->sys_cycles += now - rq->stamp;
-	}
-	rq->stamp = now;
-	rq->current = next;
+	rq_charge_switch(&rq->q, prev, tsc_or_zero(), jiffies);
 	next->switches++;
 	struct cpu *c = this_cpu();
 	c->stack_guard = next->guard;
@@ -193,22 +128,9 @@ static void switch_to(struct runqueue *rq, struct task *prev, struct task *next)
 static void schedule(void)
 {
 	struct runqueue *rq = this_rq();
-	struct task *prev = rq->current;
+	struct task *prev = rq->q.current;
 	spin_lock(&rq->lock);
-	struct task *next = dequeue(rq);
-	if (prev->state == TASK_RUNNING && !prev->idle) {
-		bool used_up = prev->slice_left <= 0;
-		if (used_up)
-			prev->slice_left = (int32_t)slice_ticks;
-		if (!next)
-			next = prev;            /* nobody else: it keeps the CPU */
-		else
-			enqueue(rq, prev, !used_up);
-	}
-	if (!next)
-		next = &rq->idle;
-	next->state = TASK_RUNNING;
-	rq->need_resched = false;
+	struct task *next = rq_pick_next(&rq->q, slice_ticks);
 	spin_unlock(&rq->lock);
 	if (next != prev)
 		switch_to(rq, prev, next);
@@ -216,20 +138,10 @@ static void schedule(void)
 
 bool sched_run_others(void)
 {
-	if (!started || !this_rq()->head)
+	if (!started || !__atomic_load_n(&this_rq()->q.head, __ATOMIC_RELAXED))
 		return false;
 	schedule();
 	return true;
-}
-
-/* Make t runnable on its CPU; t's run queue lock held, interrupts off. */
-static void wake_locked(struct runqueue *rq, struct task *t)
-{
-	if (t->state == TASK_WAITING)
-		unlink_from(&rq->waiting, t);
-	enqueue(rq, t, true);
-	if (rq->current->user || rq->current->idle)
-		rq->need_resched = true;
 }
 
 static void task_wake(struct task *t)
@@ -237,9 +149,7 @@ static void task_wake(struct task *t)
 	struct runqueue *rq = &rqs[t->cpu];
 	uint32_t f = irq_save();
 	spin_lock(&rq->lock);
-	bool woke = t->state == TASK_SLEEPING || t->state == TASK_WAITING;
-	if (woke)
-		wake_locked(rq, t);
+	bool woke = rq_wake(&rq->q, t);
 	spin_unlock(&rq->lock);
 	irq_restore(f);
 	if (woke && t->cpu != this_cpu()->index)
@@ -252,16 +162,10 @@ static void sched_irq_exit(void)
 	if (!started)
 		return;
 	struct runqueue *rq = this_rq();
-	if (!rq->waiting)
+	if (!__atomic_load_n(&rq->q.waiting, __ATOMIC_RELAXED))
 		return;
 	spin_lock(&rq->lock);
-	while (rq->waiting) {
-		struct task *t = rq->waiting;
-		rq->waiting = t->next;
-		enqueue(rq, t, true);
-	}
-	if (rq->current->user || rq->current->idle)
-		rq->need_resched = true;
+	rq_wake_waiters(&rq->q);
 	spin_unlock(&rq->lock);
 }
 
@@ -275,8 +179,8 @@ void task_wait_irq(void)
 	struct runqueue *rq = this_rq();
 	spin_lock(&rq->lock);
 	t->state = TASK_WAITING;
-	t->next = rq->waiting;
-	rq->waiting = t;
+	t->next = rq->q.waiting;
+	rq->q.waiting = t;
 	spin_unlock(&rq->lock);
 	schedule();
 	sti();
@@ -285,7 +189,7 @@ void task_wait_irq(void)
 void task_yield(void)
 {
 	uint32_t f = irq_save();
-	this_rq()->current->slice_left = 0;     /* to the tail, behind the others */
+	this_rq()->q.current->slice_left = 0;     /* to the tail, behind the others */
 	schedule();
 	irq_restore(f);
 }
@@ -358,46 +262,25 @@ int task_sleep_until_ns(uint64_t ns)
 
 void task_enter_from_user(void)
 {
-	struct runqueue *rq = this_rq();
-	uint64_t now = tsc_or_zero();
-	rq->current->user_cycles += now - rq->stamp;
-	rq->stamp = now;
+	rq_charge_entry(&this_rq()->q, tsc_or_zero());
 }
 
 void task_return_to_user(void)
 {
 	struct runqueue *rq = this_rq();
-	if (rq->current->killed)
+	if (rq->q.current->killed)
 		task_exit(-EINTR);
-	if (rq->need_resched)
+	if (__atomic_load_n(&rq->q.need_resched, __ATOMIC_RELAXED))     /* a wake on another CPU sets it */
 		schedule();
-	if (rq->current->killed)        /* killed while it waited for the CPU */
+	if (rq->q.current->killed)      /* killed while it waited for the CPU */
 		task_exit(-EINTR);
-	uint64_t now = tsc_or_zero();
-	rq->current->sys_cycles += now - rq->stamp;
-	rq->stamp = now;
+	rq_charge_exit(&rq->q, tsc_or_zero());
 }
 
 void task_tick(void)
 {
-	if (!started)
-		return;
-	struct runqueue *rq = this_rq();
-	uint32_t j = jiffies;
-	uint32_t n = j - rq->acct_jiffy;
-	rq->acct_jiffy = j;
-	struct task *t = rq->current;
-	if (t->idle)
-		rq->idle_ticks += n;
-	else if (this_cpu()->trap_from_user)
-		t->user_ticks += n;
-	else
-		t->sys_ticks += n;
-	if (t->idle)
-		return;
-	t->slice_left -= (int32_t)n;
-	if (t->slice_left <= 0 && rq->head)
-		rq->need_resched = true;
+	if (started)
+		rq_tick(&this_rq()->q, jiffies, this_cpu()->trap_from_user);
 }
 
 static uint64_t cycles_to_ns(uint64_t cycles)
@@ -423,16 +306,14 @@ static void idle_task_init(struct runqueue *rq, unsigned cpu, uint8_t *stack, ui
 	*t = (struct task){ .id = 0, .idle = true, .cpu = cpu, .state = TASK_RUNNING,
 	                    .kstack = stack, .kstack_size = size, .guard = this_cpu()->stack_guard };
 	ksnprintf(t->name, sizeof(t->name), "idle%u", cpu);
-	rq->current = t;
-	rq->stamp = tsc_or_zero();
-	rq->acct_jiffy = jiffies;
+	rq_init(&rq->q, t, tsc_or_zero(), jiffies);
 }
 
 /* A kernel task's first code. */
 static __noreturn void kernel_task_start(void)
 {
 	finish_switch();
-	struct task *t = this_rq()->current;
+	struct task *t = this_rq()->q.current;
 	sti();
 	t->kfn(t->karg);
 	task_exit(0);
@@ -459,7 +340,7 @@ __noreturn void sched_start(void (*fn)(void *arg), void *arg)
 	s->guard = stack_guard_init(shell_stack);
 	s->slice_left = (int32_t)slice_ticks;
 	s->kesp = arch_first_frame_kernel(shell_stack + sizeof(shell_stack), kernel_task_start);
-	enqueue(rq, s, false);
+	rq_enqueue(&rq->q, s, false);
 	static const struct trap_task_ops ops = {
 		.enter_from_user = task_enter_from_user,
 		.return_to_user = task_return_to_user, .fault = task_fault,
@@ -525,7 +406,7 @@ int task_spawn(const struct user_program *prog, const char *args, unsigned cpu)
 	struct runqueue *rq = &rqs[cpu];
 	f = irq_save();
 	spin_lock(&rq->lock);
-	enqueue(rq, t, false);
+	rq_enqueue(&rq->q, t, false);
 	spin_unlock(&rq->lock);
 	irq_restore(f);
 	smp_kick(cpu);                  /* (nothing for this CPU: the shell waits next) */
@@ -561,11 +442,11 @@ int task_kill(unsigned id)
 		return 0;
 	}
 	t->killed = true;
-	if (t->state == TASK_SLEEPING || t->state == TASK_WAITING) {
-		wake_locked(rq, t);
+	if (rq_wake(&rq->q, t)) {
+		/* asleep or waiting: it runs, and dies on its way out */
 	} else if (t->state == TASK_RUNNABLE) {
 		/* Off the queue and gone now: it holds nothing. */
-		unqueue(rq, t);
+		rq_unqueue(&rq->q, t);
 		t->state = TASK_FREE;
 	}
 	spin_unlock(&rq->lock);
@@ -579,13 +460,11 @@ __noreturn void task_exit(int code)
 {
 	cli();
 	struct runqueue *rq = this_rq();
-	struct task *t = rq->current;
+	struct task *t = rq->q.current;
 	if (t->idle)
 		panic("task_exit: CPU %u's idle task cannot exit", t->cpu);
 	t->exit_code = code;
-	uint64_t now = tsc_or_zero();
-	t->sys_cycles += now - rq->stamp;
-	rq->stamp = now;
+	rq_charge_exit(&rq->q, tsc_or_zero());
 	spin_lock(&rq->lock);
 	t->state = TASK_DEAD;
 	rq->dead = t;
@@ -603,7 +482,7 @@ static const char *const fault_causes[VEC_EXCEPTIONS] = {
 
 __noreturn void task_fault(unsigned vector, uint32_t eip, uint32_t error, uint32_t addr)
 {
-	struct task *t = this_rq()->current;
+	struct task *t = this_rq()->q.current;
 	const char *cause = vector < VEC_EXCEPTIONS && fault_causes[vector] ? fault_causes[vector] : "exception";
 	if (vector == 14 && addr < t->ustack_lo && addr >= t->ustack_lo - PAGE_SIZE)
 		kprintf("task %u (%s): killed: stack overflow (%s at %p, below its stack), EIP %p\n",
@@ -678,11 +557,11 @@ void task_print_all(void)
 	kprintf("  id  cpu  name     state       user ms    sys ms  user tk   sys tk  switches  args\n");
 	for (unsigned c = 0; c < cpus_online; c++) {
 		struct runqueue *rq = &rqs[c];
-		if (!rq->current)
+		if (!rq->q.current)
 			continue;
-		kprintf("%4u  %3u  %-8s %-9s", 0u, c, rq->idle.name, rq->current == &rq->idle ? "running" : "ready");
-		print_ms(cycles_to_ns(rq->idle_cycles));
-		kprintf(" %9s %9llu %9s %8llu\n", "-", (unsigned long long)rq->idle_ticks, "-",
+		kprintf("%4u  %3u  %-8s %-9s", 0u, c, rq->idle.name, rq->q.current == &rq->idle ? "running" : "ready");
+		print_ms(cycles_to_ns(rq->q.idle_cycles));
+		kprintf(" %9s %9llu %9s %8llu\n", "-", (unsigned long long)rq->q.idle_ticks, "-",
 		        (unsigned long long)rq->idle.switches);
 	}
 	if (started)
