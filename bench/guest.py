@@ -70,8 +70,10 @@ class Guest:
         # suite's LULL_SMP must not change what the bench measures.
         if "-smp" not in extra:
             extra = ["-smp", "1"] + list(extra)
+        # nic: the machine the recorded figures were measured on, QEMU's
+        # default network card included (lullvm.qemu.qemu_args).
         args = qemu_args(elf=kernel, iso=iso, append=append, cpu=cpu, icount=icount, extra=extra,
-                         qemu=qemu)
+                         qemu=qemu, nic=True)
         args[args.index("-accel") + 1] = accel
         self.prompt = prompt
         t0 = time.monotonic()

@@ -143,7 +143,7 @@ def is_run_driven(append):
 
 def qemu_args(elf=ELF, iso=None, append=None, machine=None, cpu=None,
               icount=None, extra=(), monitor=None, memory=128, qemu="qemu-system-i386",
-              pin=None, host_cpu=None, smp=None, uefi=None, serial="stdio"):
+              pin=None, host_cpu=None, smp=None, uefi=None, serial="stdio", nic=False):
     """QEMU's command line for one boot of lull.
 
     elf/append    -kernel ELF -append APPEND (Multiboot), unless
@@ -158,11 +158,14 @@ def qemu_args(elf=ELF, iso=None, append=None, machine=None, cpu=None,
                   or icount_host_cpu()); by default when driven by run=
     monitor       a Unix socket path for QEMU's human monitor
     serial        "stdio" (the console on this process's stdin/stdout)
+    nic           keep QEMU's default network card (and its user-mode
+                  network's timers in QEMU's main loop): the bench does, so
+                  that its host-CPU figures compare with those it recorded
     """
     # -nic none: lull has no network driver, and QEMU's default NIC costs
     # every boot its option ROM (about a tenth of a short boot's host CPU).
     args = [qemu, "-accel", ACCEL, "-m", str(memory),
-            "-display", "none", "-nic", "none", "-no-reboot",
+            "-display", "none"] + ([] if nic else ["-nic", "none"]) + ["-no-reboot",
             # signal=off: a Ctrl-C typed in a test goes to lull, not QEMU.
             "-chardev", f"{serial},id=console,signal=off", "-serial", "chardev:console",
             "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04"]
