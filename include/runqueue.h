@@ -15,6 +15,7 @@
 
 struct rq_core {
 	struct task *head, *tail;       /* runnable, not running, in the order they will run */
+	struct task *woken_tail;        /* the last of the tasks at the head that woke (with preempt) */
 	struct task *waiting;           /* in wait_event, linked through next */
 	struct task *current;
 	struct task *idle;              /* the CPU's idle task: runs when nothing else can */
@@ -39,17 +40,21 @@ void rq_unlink(struct task **list, struct task *t);
 /* The scheduler's choice: the next task to run, now current and marked
  * running.  The current task, if it still runs and is not the idle task,
  * goes back on the queue: at the tail with a new slice of `slice_ticks`
- * if its slice is used up (or it yielded: slice_left 0), else at the head
- * keeping what is left (it was preempted); if no other task is runnable
- * it keeps the CPU.  The idle task runs when the queue is empty. */
+ * if its slice is used up (or it yielded: slice_left 0), else (it was
+ * preempted) behind the tasks that woke, keeping what is left; if no
+ * other task is runnable it keeps the CPU.  The idle task runs when the
+ * queue is empty. */
 struct task *rq_pick_next(struct rq_core *rq, unsigned slice_ticks);
 
-/* A sleeping or waiting task made runnable, at the head: a woken task
- * preempts a running user task or the idle task (need_resched), never a
- * kernel task, which is not preemptible.  False if t was neither. */
-bool rq_wake(struct rq_core *rq, struct task *t);
+/* A sleeping or waiting task made runnable.  With preempt (`preempt on`,
+ * the default) it goes to the head, behind the tasks that woke before it,
+ * and takes the CPU from a task in ring 3 (need_resched), never from a
+ * kernel task, which is not preemptible;
+ * without, it waits at the tail, as plain round robin.  Either way it ends
+ * the idle task's turn.  False if t was neither asleep nor waiting. */
+bool rq_wake(struct rq_core *rq, struct task *t, bool preempt);
 /* wait_event's waiters runnable again (after every interrupt on this CPU). */
-void rq_wake_waiters(struct rq_core *rq);
+void rq_wake_waiters(struct rq_core *rq, bool preempt);
 
 /* Precise accounting: the cycles since the last stamp to prev at a switch
  * (the idle task's to the queue, with the jiffies it slept through as

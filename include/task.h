@@ -114,10 +114,25 @@ bool task_user_range_ok(uint32_t addr, uint32_t len);
 void task_times(const struct task *t, struct task_times *out);
 /* `ps`: one line per task, with both accountings. */
 void task_print_all(void);
+/* `top`: every task (each CPU's idle task first), its CPU time so far
+ * both ways; how many rows were written (at most max). */
+struct task_sample {
+	unsigned id, cpu;
+	char name[TASK_NAME_MAX];
+	enum task_state state;
+	uint64_t cpu_ns;                /* precise, user and system */
+	uint64_t ticks;                 /* jiffies the tick billed it, user and system */
+};
+unsigned task_sample_all(struct task_sample *out, unsigned max);
+const char *task_state_name(enum task_state st);
 /* kernel/syscall.c: `int 0x80` from ring 3. */
 struct trapframe;
 void syscall_dispatch(struct trapframe *tf);
 unsigned sched_slice_ticks(void);
 int sched_set_slice_ms(unsigned ms);
+/* `preempt on|off`: whether a woken task takes the CPU from a task in
+ * ring 3 at once (kernel/runqueue.c, rq_wake); on at boot. */
+bool sched_wake_preempts(void);
+void sched_set_wake_preempts(bool on);
 
 #endif

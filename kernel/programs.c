@@ -7,6 +7,7 @@ int fault_main(const char *args);
 int regs_main(const char *args);
 int cheat_main(const char *args);
 int media_main(const char *args);
+int interactive_main(const char *args);
 
 const struct user_program user_programs[] = {
 	{ "hog", "[SECONDS(1..3600)]", "a CPU-bound loop: iterations per second of its own CPU time", hog_main },
@@ -17,5 +18,7 @@ const struct user_program user_programs[] = {
 	  "works PERCENT of each jiffy and sleeps across every tick: precise against tick-sampled", cheat_main },
 	{ "media", "PERIOD_US WORK_US sleep|hrsleep|spin [FRAMES]",
 	  "a frame every PERIOD_US: how late each frame starts, and the CPU waiting cost", media_main },
+	{ "interactive", "[PERIOD_MS(1..10000)] [WAKES(1..1000)]",
+	  "sleeps and is woken beside other tasks: how long each wake waits for the CPU", interactive_main },
 };
 const unsigned user_program_count = ARRAY_SIZE(user_programs);

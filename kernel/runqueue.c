@@ -34,9 +34,27 @@ struct task *rq_dequeue(struct rq_core *rq)
 		rq->head = t->next;
 		if (!rq->head)
 			rq->tail = NULL;
+		if (rq->woken_tail == t)
+			rq->woken_tail = NULL;
 		t->next = NULL;
 	}
 	return t;
+}
+
+/* t runnable right behind the tasks woken since the last switch (at the
+ * head if none): the woken run first, in the order they woke. */
+static void enqueue_after_woken(struct rq_core *rq, struct task *t)
+{
+	struct task *w = rq->woken_tail;
+	if (!w) {
+		rq_enqueue(rq, t, true);
+		return;
+	}
+	t->state = TASK_RUNNABLE;
+	t->next = w->next;
+	w->next = t;
+	if (rq->tail == w)
+		rq->tail = t;
 }
 
 void rq_unlink(struct task **list, struct task *t)
@@ -57,6 +75,8 @@ void rq_unqueue(struct rq_core *rq, struct task *t)
 			*(prev ? &prev->next : &rq->head) = t->next;
 			if (rq->tail == t)
 				rq->tail = prev;
+			if (rq->woken_tail == t)
+				rq->woken_tail = prev;  /* the tasks before it woke too */
 			t->next = NULL;
 			return;
 		}
@@ -69,16 +89,19 @@ struct task *rq_pick_next(struct rq_core *rq, unsigned slice_ticks)
 	struct task *prev = rq->current;
 	struct task *next = rq_dequeue(rq);
 	if (prev->state == TASK_RUNNING && prev != rq->idle) {
-		/* A preempted task goes back to the head keeping what is left of
-		 * its slice, as 2.6's O(1) scheduler kept it at the head of its
-		 * list; a used-up one to the tail with a new slice. */
+		/* A preempted task goes back right behind the tasks that woke,
+		 * keeping what is left of its slice, as 2.6's O(1) scheduler kept
+		 * it at the head of its list (the woken had a higher priority
+		 * there); a used-up one to the tail with a new slice. */
 		bool used_up = prev->slice_left <= 0;
 		if (used_up)
 			prev->slice_left = (int32_t)slice_ticks;
 		if (!next)
 			next = prev;
+		else if (used_up)
+			rq_enqueue(rq, prev, false);
 		else
-			rq_enqueue(rq, prev, !used_up);
+			enqueue_after_woken(rq, prev);
 	}
 	if (!next)
 		next = rq->idle;
@@ -88,35 +111,38 @@ struct task *rq_pick_next(struct rq_core *rq, unsigned slice_ticks)
 	return next;
 }
 
-/* The kernel is not preemptible: only a task in ring 3, or the idle loop,
- * gives way to a woken task at once. */
-static void wake_preempts(struct rq_core *rq)
+/* The idle loop always gives way to a woken task.  With preempt, so does
+ * a task in ring 3 (the kernel is not preemptible: a kernel task runs on
+ * until it waits or yields), and the woken task goes first. */
+static void woken(struct rq_core *rq, struct task *t, bool preempt)
 {
-	if (rq->current->user || rq->current == rq->idle)
+	if (preempt) {
+		enqueue_after_woken(rq, t);
+		rq->woken_tail = t;
+	} else {
+		rq_enqueue(rq, t, false);
+	}
+	if ((preempt && rq->current->user) || rq->current == rq->idle)
 		rq->need_resched = true;
 }
 
-bool rq_wake(struct rq_core *rq, struct task *t)
+bool rq_wake(struct rq_core *rq, struct task *t, bool preempt)
 {
 	if (t->state != TASK_SLEEPING && t->state != TASK_WAITING)
 		return false;
 	if (t->state == TASK_WAITING)
 		rq_unlink(&rq->waiting, t);
-	rq_enqueue(rq, t, true);
-	wake_preempts(rq);
+	woken(rq, t, preempt);
 	return true;
 }
 
-void rq_wake_waiters(struct rq_core *rq)
+void rq_wake_waiters(struct rq_core *rq, bool preempt)
 {
-	if (!rq->waiting)
-		return;
 	while (rq->waiting) {
 		struct task *t = rq->waiting;
 		rq->waiting = t->next;
-		rq_enqueue(rq, t, true);
+		woken(rq, t, preempt);
 	}
-	wake_preempts(rq);
 }
 
 /* ------------------------------------------------------------ accounting */

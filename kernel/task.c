@@ -84,6 +84,8 @@ static uint8_t ustacks[TASK_MAX][(TASK_USTACK_PAGES + 1) * PAGE_SIZE] __attribut
 static spinlock_t tasks_lock = SPINLOCK_INIT;
 static unsigned next_id = TASK_ID_FIRST;
 static unsigned slice_ticks;
+/* `preempt on|off` (rq_wake): written by the shell, read by every CPU's wakes. */
+static bool wake_preempt = true;
 static bool started;
 
 extern char __user_start[], __user_end[];       /* linker.ld: the programs */
@@ -149,7 +151,7 @@ static void task_wake(struct task *t)
 	struct runqueue *rq = &rqs[t->cpu];
 	uint32_t f = irq_save();
 	spin_lock(&rq->lock);
-	bool woke = rq_wake(&rq->q, t);
+	bool woke = rq_wake(&rq->q, t, __atomic_load_n(&wake_preempt, __ATOMIC_RELAXED));
 	spin_unlock(&rq->lock);
 	irq_restore(f);
 	if (woke && t->cpu != this_cpu()->index)
@@ -165,7 +167,7 @@ static void sched_irq_exit(void)
 	if (!__atomic_load_n(&rq->q.waiting, __ATOMIC_RELAXED))
 		return;
 	spin_lock(&rq->lock);
-	rq_wake_waiters(&rq->q);
+	rq_wake_waiters(&rq->q, __atomic_load_n(&wake_preempt, __ATOMIC_RELAXED));
 	spin_unlock(&rq->lock);
 }
 
@@ -442,8 +444,8 @@ int task_kill(unsigned id)
 		return 0;
 	}
 	t->killed = true;
-	if (rq_wake(&rq->q, t)) {
-		/* asleep or waiting: it runs, and dies on its way out */
+	if (rq_wake(&rq->q, t, true)) {
+		/* asleep or waiting: it runs first, and dies on its way out */
 	} else if (t->state == TASK_RUNNABLE) {
 		/* Off the queue and gone now: it holds nothing. */
 		rq_unqueue(&rq->q, t);
@@ -512,6 +514,10 @@ bool task_user_range_ok(uint32_t addr, uint32_t len)
 
 unsigned sched_slice_ticks(void) { return slice_ticks; }
 
+bool sched_wake_preempts(void) { return __atomic_load_n(&wake_preempt, __ATOMIC_RELAXED); }
+
+void sched_set_wake_preempts(bool on) { __atomic_store_n(&wake_preempt, on, __ATOMIC_RELAXED); }
+
 int sched_set_slice_ms(unsigned ms)
 {
 	unsigned ticks = ms * tick_hz / 1000;
@@ -529,10 +535,66 @@ const struct user_program *user_program_find(const char *name)
 	return NULL;
 }
 
+/* A 64-bit counter another CPU may be adding to, whole: on i386 its two
+ * halves are two loads, so read until two readings agree. */
+static uint64_t read_u64(const volatile uint64_t *p)
+{
+	uint64_t a, b;
+	do {
+		a = *p;
+		b = *p;
+	} while (a != b);
+	return a;
+}
+
+/* One row of `top`: t's CPU time up to now, precise and billed by the
+ * tick.  The task a CPU runs (its idle task too) has the time since that
+ * CPU's last charge added: a tickless idle CPU charges nothing for as long
+ * as it sleeps. */
+static void sample(struct task_sample *out, const struct task *t, const struct runqueue *rq,
+                   uint64_t cycles, uint64_t ticks)
+{
+	out->id = t->id;
+	out->cpu = t->cpu;
+	out->state = t->idle && rq->q.current != t ? TASK_RUNNABLE : t->state;
+	memcpy(out->name, t->name, sizeof(out->name));
+	if (rq->q.current == t) {
+		uint64_t since = tsc_or_zero() - read_u64(&rq->q.stamp);
+		cycles += (int64_t)since > 0 ? since : 0;
+		ticks += (uint32_t)(jiffies - rq->q.acct_jiffy);
+	}
+	out->cpu_ns = cycles_to_ns(cycles);
+	out->ticks = ticks;
+}
+
+static void sample_task(struct task_sample *out, const struct task *t)
+{
+	sample(out, t, &rqs[t->cpu], read_u64(&t->user_cycles) + read_u64(&t->sys_cycles),
+	       read_u64(&t->user_ticks) + read_u64(&t->sys_ticks));
+}
+
+unsigned task_sample_all(struct task_sample *out, unsigned max)
+{
+	unsigned n = 0;
+	for (unsigned c = 0; c < cpus_online && n < max; c++) {
+		const struct runqueue *rq = &rqs[c];
+		if (rq->q.current)
+			sample(&out[n++], &rq->idle, rq, read_u64(&rq->q.idle_cycles), read_u64(&rq->q.idle_ticks));
+	}
+	if (started && n < max)
+		sample_task(&out[n++], &shell_task);
+	for (unsigned i = 0; i < TASK_MAX && n < max; i++)
+		if (tasks[i].state != TASK_FREE && tasks[i].state != TASK_DEAD)
+			sample_task(&out[n++], &tasks[i]);
+	return n;
+}
+
 static const char *const state_names[] = {
 	[TASK_FREE] = "free", [TASK_RUNNABLE] = "ready", [TASK_RUNNING] = "running",
 	[TASK_WAITING] = "waiting", [TASK_SLEEPING] = "sleeping", [TASK_DEAD] = "dead",
 };
+
+const char *task_state_name(enum task_state st) { return state_names[st]; }
 
 static void print_ms(uint64_t ns)
 {

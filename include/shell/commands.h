@@ -81,6 +81,10 @@ int cmd_spawn(int argc, char **argv);
 int cmd_ps(int argc, char **argv);
 int cmd_kill(int argc, char **argv);
 int cmd_slice(int argc, char **argv);
+int cmd_top(int argc, char **argv);
+int cmd_preempt(int argc, char **argv);
+#define TOP_DEFAULT_S   5
+#define TOP_MAX_S       3600
 
 /* kernel/shell/cmd_smp.c */
 #define TIMERON_MAX_MS      60000       /* timeron: a minute */

@@ -20,23 +20,6 @@
 #define FRAMES_DEFAULT  200
 #define FRAMES_MAX      1000
 
-static void sort(uint32_t *v, unsigned n)
-{
-	for (unsigned i = 1; i < n; i++)
-		for (unsigned j = i; j > 0 && v[j - 1] > v[j]; j--) {
-			uint32_t t = v[j];
-			v[j] = v[j - 1];
-			v[j - 1] = t;
-		}
-}
-
-static void put_us(uint32_t ns)
-{
-	u_put_u64(ns / 1000);
-	u_puts(".");
-	u_put_u64(ns / 100 % 10);
-}
-
 /* Until the next frame is due, in the way `mode` says. */
 static void wait_for(int mode, uint64_t next, uint64_t jiffy_ns)
 {
@@ -94,20 +77,15 @@ int media_main(const char *args)
 	sys_times(&after);
 	uint64_t elapsed = sys_clock() - start;
 	uint64_t cpu = after.user_ns + after.system_ns - before.user_ns - before.system_ns;
-	sort(late_ns, (unsigned)frames);
 	u_puts("media ");
 	u_put_u64(period);
 	u_puts(" us ");
 	u_puts(how);
 	u_puts(": ");
 	u_put_u64(frames);
-	u_puts(" frames, late p50 ");
-	put_us(late_ns[(frames - 1) / 2]);
-	u_puts(" us, p99 ");
-	put_us(late_ns[u_div64((frames - 1) * 99, 100, 0)]);
-	u_puts(" us, max ");
-	put_us(late_ns[frames - 1]);
-	u_puts(" us; CPU ");
+	u_puts(" frames, late ");
+	u_put_p50_p99_max(late_ns, (unsigned)frames);
+	u_puts("; CPU ");
 	u_put_u64(u_div64(cpu * 1000, elapsed, 0));
 	u_puts(" permille\n");
 	return 0;

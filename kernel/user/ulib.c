@@ -80,3 +80,33 @@ uint64_t u_parse_u64(const char *args, const char **rest, int *ok)
 		*rest = r;
 	return v;
 }
+
+void u_sort_u32(uint32_t *v, unsigned n)
+{
+	for (unsigned i = 1; i < n; i++)
+		for (unsigned j = i; j > 0 && v[j - 1] > v[j]; j--) {
+			uint32_t t = v[j];
+			v[j] = v[j - 1];
+			v[j - 1] = t;
+		}
+}
+
+/* ns as microseconds with one decimal. */
+static void put_us(uint32_t ns)
+{
+	u_put_u64(ns / 1000);
+	u_puts(".");
+	u_put_u64(ns / 100 % 10);
+}
+
+void u_put_p50_p99_max(uint32_t *ns, unsigned n)
+{
+	u_sort_u32(ns, n);
+	u_puts("p50 ");
+	put_us(ns[(n - 1) / 2]);
+	u_puts(" us, p99 ");
+	put_us(ns[u_div64((uint64_t)(n - 1) * 99, 100, 0)]);
+	u_puts(" us, max ");
+	put_us(ns[n - 1]);
+	u_puts(" us");
+}

@@ -19,5 +19,9 @@ uint64_t u_parse_u64(const char *args, const char **rest, int *ok);
 int u_streq(const char *a, const char *b);
 /* The next word of s into w (at most n - 1 bytes); the rest. */
 const char *u_word(const char *s, char *w, unsigned n);
+/* v sorted, smallest first (insertion sort: n is at most a few thousand). */
+void u_sort_u32(uint32_t *v, unsigned n);
+/* "p50 X us, p99 Y us, max Z us" of n (>= 1) durations in ns; sorts them. */
+void u_put_p50_p99_max(uint32_t *ns, unsigned n);
 
 #endif

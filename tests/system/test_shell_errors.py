@@ -76,7 +76,7 @@ RANGED = {
     "sleep": ["sleep {MS}"], "busy": ["busy {SECONDS}"], "timeron": ["timeron 0 {MS}"],
     "stress": ["stress {SECONDS}"], "idle": ["idle {SECONDS}"], "trace": ["trace {SECONDS}"],
     "latency": ["latency {COUNT} {PERIOD_US}"], "every": ["every {MS}"], "power": ["power {SECONDS}"],
-    "keytimer": ["keytimer {MS}"], "slack": ["slack {PERCENT}"], "slice": ["slice {MS}"],
+    "keytimer": ["keytimer {MS}"], "slack": ["slack {PERCENT}"], "slice": ["slice {MS}"], "top": ["top {SECONDS}"],
     "timerload": ["timerload {N} {MIN_MS} {MAX_MS} {SECONDS} {PERCENT} seed={S}"],
     "inject": ["inject lost-tick {N}", "inject spurious-tick {N}", "inject tsc-step +{MS}",
                "inject tsc-skew -{PPM}", "inject irq-storm {MS}", "inject late-wakeup {MS}"],

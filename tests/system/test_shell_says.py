@@ -10,11 +10,11 @@ from lullvm.shell_table import commands
 
 # Commands that change something and then say so in one line.
 CHANGES = {"tick", "dyntick", "hz", "clockevent", "clocksource", "every", "wakeups", "wheel",
-           "slack", "slice"}
+           "slack", "slice", "preempt"}
 # Commands that run something and report it in lines of their own (or end
 # the machine, or only wait: `sleep` changes nothing).
 RUNS = {"busy", "inject", "timeron", "keytimer", "stress", "alarm", "latency", "trace", "idle",
-        "power", "timerload", "watchdog", "sleep", "reboot", "poweroff", "fault", "spawn", "kill"}
+        "power", "timerload", "watchdog", "sleep", "reboot", "poweroff", "fault", "spawn", "kill", "top"}
 # Commands that only show.
 SHOWS = {"help", "version", "cmdline", "mem", "acpi", "date", "uptime", "timers", "cpus", "irqs", "ps"}
 
@@ -87,10 +87,13 @@ def test_each_change_says_what_it_is_now_and_was(vm):
             ("slice 20", f"slice: {20 * hz // 1000} jiffies ({20 * hz // 1000 * 1000 // hz} ms at HZ={hz}) "
                          f"(was {100 * hz // 1000} jiffies)"),
             ("slice 20", f"slice: {20 * hz // 1000} jiffies ({20 * hz // 1000 * 1000 // hz} ms at HZ={hz}) "
-                         f"(unchanged)")]:
+                         f"(unchanged)"),
+            ("preempt off", "preempt: off (a woken task waits at the tail of its CPU's queue) (was on)"),
+            ("preempt off", "preempt: off (a woken task waits at the tail of its CPU's queue) (unchanged)"),
+            ("preempt on", "preempt: on (a woken task takes the CPU from a task in ring 3 at once) (was off)")]:
         assert said(vm, line) == want, line
         query = said(vm, line.split()[0])
-        if line.startswith("every") or line.startswith("wheel") or line.startswith("slice"):
+        if line.split()[0] in ("every", "wheel", "slice", "preempt"):
             assert want.startswith(query + " ("), (want, query)
 
     # wakeups reset: the count read back after it (0, on one CPU with

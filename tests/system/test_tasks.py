@@ -113,7 +113,7 @@ def test_kill_stops_a_task_and_refuses_the_kernels(run):
 def test_spawn_says_what_is_wrong(run):
     r = run(["spawn", "spawn nosuch", "spawn hog cpu 5", "spawn hog " + "1" * 48])
     assert r.out("spawn").startswith("usage: spawn")
-    assert r.out("spawn nosuch").strip() == "error: spawn: no program 'nosuch' (programs: hog fault regs cheat media)"
+    assert r.out("spawn nosuch").strip() == "error: spawn: no program 'nosuch' (programs: hog fault regs cheat media interactive)"
     assert r.out("spawn hog cpu 5").strip() == "error: spawn: no CPU 5 (1 online)"
     assert "error: spawn: arguments longer than 47 bytes" in r.log
 
@@ -199,3 +199,82 @@ def test_media_frames_sleep_by_the_jiffy_spin_on_time_and_hrsleep_on_time_cheapl
     n, p50, p99, mx, cpu_hr = media(r.log, 2000, "hrsleep")
     assert n == 50 and p99 < 200 and cpu_hr < 300, (p99, cpu_hr)
 
+
+
+def interactive(log):
+    """[(p50, p99, max)] in us of each `interactive` report, in order."""
+    return [tuple(map(float, m)) for m in re.findall(
+        r"^interactive: \d+ wakes every \d+ ms on CPU \d+, timer to running: "
+        r"p50 ([\d.]+) us, p99 ([\d.]+) us, max ([\d.]+) us$", log, re.M)]
+
+
+def test_a_woken_task_preempts_a_hog_unless_preempt_is_off(run):
+    """interactive wakes every 10 ms beside a hog (and the shell, woken
+    after every interrupt, beside both).  Preempting, each wake runs
+    within the timer path and a switch, however long the hog's slice;
+    with `preempt off` it waits at the tail for the hog's slice to end:
+    up to a whole slice, shorter as the slice is."""
+    r = run(["spawn hog", "spawn interactive 10 50", "sleep 700",
+             "preempt off", "spawn interactive 10 50", "sleep 1500",
+             "slice 20", "spawn interactive 10 50", "sleep 700", "preempt on"])
+    on, off, off_20 = interactive(r.log)
+    assert on[2] < 200, on                          # us: no wait for the hog
+    assert 50_000 < off[2] <= 100_500, off          # up to the 100 ms slice
+    assert 5_000 < off_20[2] <= 20_500, off_20      # up to the 20 ms slice
+    assert r.out("preempt off").strip() == \
+        "preempt: off (a woken task waits at the tail of its CPU's queue) (was on)"
+    assert r.out("preempt on").strip() == \
+        "preempt: on (a woken task takes the CPU from a task in ring 3 at once) (was off)"
+
+
+def test_preempt_and_top_say_usage_for_bad_words(run):
+    r = run(["preempt maybe", "preempt on off", "top 0", "top 3601", "top x", "preempt"])
+    for bad in ("preempt maybe", "preempt on off"):
+        assert r.out(bad).strip() == "usage: preempt [on|off]", r.out(bad)
+    for bad in ("top 0", "top 3601", "top x"):
+        assert r.out(bad).strip() == "usage: top [SECONDS(1..3600)]", r.out(bad)
+    assert r.out("preempt").strip().startswith("preempt: on ("), r.out("preempt")
+
+
+TOP_ROW = re.compile(r"^ *(\d+) +(\d+) +(\S+) +(\S+) +([\d.]+) +([\d.]+)$", re.M)
+
+
+def top_tables(out):
+    """[{(id, cpu): (name, state, precise %, tick %)}] of `top`'s tables."""
+    tables = []
+    for part in re.split(r"^top: ", out, flags=re.M)[1:]:
+        head = re.match(r"([\d.]+) s at HZ=(\d+) \(CPU %: precise, and as the tick billed it\)\n", part)
+        assert head, part
+        tables.append({(int(m[1]), int(m[2])): (m[3], m[4], float(m[5]), float(m[6]))
+                       for m in TOP_ROW.finditer(part)})
+    return tables
+
+
+@pytest.mark.parametrize("smp", [1, 4])
+def test_top_shows_the_cheat_taking_the_cpu_and_billed_nothing(run, smp):
+    """A hog and the cheat share the last CPU; each second `top` shows the
+    cheat's precise share near 90 % and its billed share near nothing,
+    while the hog is billed the whole CPU for the rest; the other CPUs are
+    idle by both counts.  On 4 CPUs (host time: the cheat's wakes come
+    late and its phase against the tick drifts, so what it takes and what
+    it is billed vary from run to run) only that the two take that CPU
+    and the others idle, by both counts."""
+    last = smp - 1
+    cmds = [f"spawn hog cpu {last}", f"spawn cheat 90 cpu {last}", "sleep 500", "top 2"]
+    # Busy tasks on several CPUs run without icount (the module's docstring).
+    r = run(cmds, smp=smp, timeout=120, **({} if smp == 1 else dict(icount=None)))
+    tables = top_tables(r.out("top 2"))
+    assert len(tables) == 2, r.out("top 2")
+    for t in tables:
+        hog = next(v for (i, c), v in t.items() if v[0] == "hog")
+        cheat = next(v for (i, c), v in t.items() if v[0] == "cheat")
+        assert hog[2] + cheat[2] > 90, t
+        assert hog[3] + cheat[3] > 90, t
+        if smp == 1:
+            assert cheat[2] > 60 and cheat[3] < 10, (cheat, t)
+            assert hog[3] > 80 and hog[2] < 40, (hog, t)
+        idle = {c: v for (i, c), v in t.items() if i == 0}
+        assert sorted(idle) == list(range(smp)), t
+        for c in range(smp - 1):
+            if c != 0:                      # CPU 0 runs the shell and top
+                assert idle[c][2] > 90 and idle[c][3] > 90, (c, idle[c])

@@ -98,12 +98,46 @@ static void test_a_woken_task_preempts_ring_3_and_the_preempted_keeps_its_slice(
 		tick_at(j, true);
 	assert_int_equal(a.slice_left, SLICE - 10);
 	b.state = TASK_SLEEPING;
-	assert_true(rq_wake(&rq, &b));
+	assert_true(rq_wake(&rq, &b, true));
 	assert_true(rq.need_resched);
 	assert_int_equal(queue_ids(), 34);      /* b at the head */
 	assert_ptr_equal(rq_pick_next(&rq, SLICE), &b);
 	assert_int_equal(queue_ids(), 24);      /* a next, before c */
 	assert_int_equal(a.slice_left, SLICE - 10);
+}
+
+/* The shell and a woken program both preempt a hog: the hog goes back
+ * behind both, so when the shell waits again the program runs, not the
+ * hog (it had jumped ahead of the program, which then waited for the
+ * hog's whole slice). */
+static void test_a_preempted_task_goes_behind_every_woken_one(void **state)
+{
+	(void)state;
+	rq_enqueue(&rq, &a, false);
+	rq_enqueue(&rq, &c, false);
+	rq_pick_next(&rq, SLICE);               /* a, the hog, runs */
+	b.state = TASK_SLEEPING;
+	assert_true(rq_wake(&rq, &b, true));    /* b's timer fired */
+	shell.state = TASK_WAITING;
+	shell.next = NULL;
+	rq.waiting = &shell;
+	rq_wake_waiters(&rq, true);             /* then the interrupt's waiters */
+	assert_int_equal(queue_ids(), 314);
+	assert_ptr_equal(rq_pick_next(&rq, SLICE), &b);
+	assert_int_equal(queue_ids(), 124);
+	b.state = TASK_SLEEPING;                /* b sleeps again */
+	assert_ptr_equal(rq_pick_next(&rq, SLICE), &shell);
+	assert_int_equal(queue_ids(), 24);
+	/* One of the woken leaves the queue (killed): the lane keeps its end. */
+	setup(NULL);
+	rq_enqueue(&rq, &c, false);
+	b.state = shell.state = TASK_SLEEPING;
+	rq_wake(&rq, &b, true);
+	rq_wake(&rq, &shell, true);
+	rq_unqueue(&rq, &shell);
+	a.state = TASK_SLEEPING;
+	rq_wake(&rq, &a, true);
+	assert_int_equal(queue_ids(), 324);
 }
 
 static void test_a_wake_does_not_preempt_a_kernel_task(void **state)
@@ -112,7 +146,7 @@ static void test_a_wake_does_not_preempt_a_kernel_task(void **state)
 	rq_enqueue(&rq, &shell, false);
 	rq_pick_next(&rq, SLICE);
 	a.state = TASK_SLEEPING;
-	assert_true(rq_wake(&rq, &a));
+	assert_true(rq_wake(&rq, &a, true));
 	assert_false(rq.need_resched);
 	assert_int_equal(queue_ids(), 2);
 }
@@ -123,19 +157,43 @@ static void test_a_wake_ends_idle(void **state)
 	a.state = TASK_WAITING;
 	a.next = NULL;
 	rq.waiting = &a;
-	assert_true(rq_wake(&rq, &a));
+	assert_true(rq_wake(&rq, &a, true));
 	assert_true(rq.need_resched);
 	assert_null(rq.waiting);
 	assert_ptr_equal(rq_pick_next(&rq, SLICE), &a);
+}
+
+/* preempt off: the woken task waits its turn at the tail, and the task in
+ * ring 3 keeps the CPU to the end of its slice; only idle gives way. */
+static void test_without_preempt_a_woken_task_waits_its_turn(void **state)
+{
+	(void)state;
+	rq_enqueue(&rq, &a, false);
+	rq_enqueue(&rq, &c, false);
+	rq_pick_next(&rq, SLICE);
+	b.state = TASK_SLEEPING;
+	assert_true(rq_wake(&rq, &b, false));
+	assert_false(rq.need_resched);
+	assert_int_equal(queue_ids(), 43);
+	for (uint32_t j = 1001; j <= 1000 + SLICE; j++)
+		tick_at(j, true);
+	assert_true(rq.need_resched);
+	assert_ptr_equal(rq_pick_next(&rq, SLICE), &c);
+	assert_int_equal(queue_ids(), 32);
+	/* The idle task gives way even so. */
+	setup(NULL);
+	a.state = TASK_SLEEPING;
+	assert_true(rq_wake(&rq, &a, false));
+	assert_true(rq.need_resched);
 }
 
 static void test_only_sleepers_and_waiters_wake(void **state)
 {
 	(void)state;
 	rq_enqueue(&rq, &a, false);
-	assert_false(rq_wake(&rq, &a));         /* runnable already */
+	assert_false(rq_wake(&rq, &a, true));         /* runnable already */
 	rq_pick_next(&rq, SLICE);
-	assert_false(rq_wake(&rq, &a));         /* running */
+	assert_false(rq_wake(&rq, &a, true));         /* running */
 	assert_false(rq.need_resched);
 	assert_int_equal(queue_ids(), 0);
 }
@@ -148,9 +206,9 @@ static void test_waiters_all_wake_at_the_head(void **state)
 	b.next = NULL;
 	a.next = &b;
 	rq.waiting = &a;
-	rq_wake_waiters(&rq);
+	rq_wake_waiters(&rq, true);
 	assert_null(rq.waiting);
-	assert_int_equal(queue_ids(), 324);
+	assert_int_equal(queue_ids(), 234);     /* in the order they waited, before c */
 	assert_true(rq.need_resched);           /* the idle task runs */
 }
 
@@ -245,8 +303,10 @@ int main(void)
 		cmocka_unit_test_setup(test_round_robin_on_the_tick, setup),
 		cmocka_unit_test_setup(test_a_lone_task_keeps_the_cpu, setup),
 		cmocka_unit_test_setup(test_a_woken_task_preempts_ring_3_and_the_preempted_keeps_its_slice, setup),
+		cmocka_unit_test_setup(test_a_preempted_task_goes_behind_every_woken_one, setup),
 		cmocka_unit_test_setup(test_a_wake_does_not_preempt_a_kernel_task, setup),
 		cmocka_unit_test_setup(test_a_wake_ends_idle, setup),
+		cmocka_unit_test_setup(test_without_preempt_a_woken_task_waits_its_turn, setup),
 		cmocka_unit_test_setup(test_only_sleepers_and_waiters_wake, setup),
 		cmocka_unit_test_setup(test_waiters_all_wake_at_the_head, setup),
 		cmocka_unit_test_setup(test_yield_goes_behind_the_others, setup),
