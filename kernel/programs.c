@@ -8,6 +8,7 @@ int regs_main(const char *args);
 int cheat_main(const char *args);
 int media_main(const char *args);
 int interactive_main(const char *args);
+int sysfuzz_main(const char *args);
 
 const struct user_program user_programs[] = {
 	{ "hog", "[SECONDS(1..3600)]", "a CPU-bound loop: iterations per second of its own CPU time", hog_main },
@@ -20,5 +21,7 @@ const struct user_program user_programs[] = {
 	  "a frame every PERIOD_US: how late each frame starts, and the CPU waiting cost", media_main },
 	{ "interactive", "[PERIOD_MS(1..10000)] [WAKES(1..1000)]",
 	  "sleeps and is woken beside other tasks: how long each wake waits for the CPU", interactive_main },
+	{ "sysfuzz", "[CALLS(1..100000)] [SEED]",
+	  "random system calls with bad arguments: each answer an error the call may give", sysfuzz_main },
 };
 const unsigned user_program_count = ARRAY_SIZE(user_programs);

@@ -4,9 +4,10 @@
  * A task asks with `int 0x80`: the call's number in EAX, its arguments in
  * EBX, ECX, EDX, ESI, EDI (as Linux on i386), the answer in EAX: >= 0, or
  * a negative errno (include/errno.h).  A 64-bit argument takes two
- * registers, low half first.  This header is the only kernel header a user
- * program includes (kernel/user/), and it holds nothing but the numbers,
- * the structures the calls fill, and the inline stubs.
+ * registers, low half first.  This header and errno.h (the numbers the
+ * errors are) are the only kernel headers a user program includes
+ * (kernel/user/); this one holds nothing but the numbers, the structures
+ * the calls fill, and the inline stubs.
  */
 #ifndef LULL_USER_SYSCALL_H
 #define LULL_USER_SYSCALL_H

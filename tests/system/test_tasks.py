@@ -113,7 +113,7 @@ def test_kill_stops_a_task_and_refuses_the_kernels(run):
 def test_spawn_says_what_is_wrong(run):
     r = run(["spawn", "spawn nosuch", "spawn hog cpu 5", "spawn hog " + "1" * 48])
     assert r.out("spawn").startswith("usage: spawn")
-    assert r.out("spawn nosuch").strip() == "error: spawn: no program 'nosuch' (programs: hog fault regs cheat media interactive)"
+    assert r.out("spawn nosuch").strip() == "error: spawn: no program 'nosuch' (programs: hog fault regs cheat media interactive sysfuzz)"
     assert r.out("spawn hog cpu 5").strip() == "error: spawn: no CPU 5 (1 online)"
     assert "error: spawn: arguments longer than 47 bytes" in r.log
 
@@ -278,3 +278,37 @@ def test_top_shows_the_cheat_taking_the_cpu_and_billed_nothing(run, smp):
         for c in range(smp - 1):
             if c != 0:                      # CPU 0 runs the shell and top
                 assert idle[c][2] > 90 and idle[c][3] > 90, (c, idle[c])
+
+
+SYSFUZZ = re.compile(r"^sysfuzz: (\d+) calls \(seed (\d+)\): (\d+) answered, EFAULT (\d+), EINVAL (\d+), "
+                     r"ENOSYS (\d+); (\d+) unexpected$", re.M)
+
+
+def test_sysfuzz_gets_the_error_each_bad_call_must_give(run):
+    """Two fuzzers beside a hog (4 ms slices, so their yields cost little):
+    thousands of calls with random numbers and bad arguments, each answered
+    as the call must answer those arguments; the kernel, the hog and the
+    shell go on.  (Broken on purpose, a clock_gettime that checked one byte
+    of its pointer instead of eight gave 14 unexpected answers here, and one
+    that took a negative deadline never finished.)"""
+    r = run(["slice 4", "spawn hog", "spawn sysfuzz 2000 1", "spawn sysfuzz 2000 2", "sleep 6000", "ps",
+             "uptime"])
+    found = SYSFUZZ.findall(r.log)
+    assert sorted(int(f[1]) for f in found) == [1, 2], r.tail()
+    for calls, seed, answered, efault, einval, enosys, unexpected in found:
+        assert int(unexpected) == 0, r.log[-3000:]
+        assert int(efault) > 100 and int(einval) > 100 and int(enosys) > 100, found
+    assert "sysfuzz: call" not in r.log
+    assert [t["name"] for t in ps(r.out("ps"))].count("hog") == 1
+    assert "jiffies" in r.out("uptime")
+
+
+def test_sysfuzz_on_every_cpu_at_once(run):
+    """One fuzzer on each of 4 CPUs, their wakes and sleeps crossing CPUs
+    (host time: busy tasks on several CPUs, the module's docstring)."""
+    r = run([f"spawn sysfuzz 1000 {c + 1} cpu {c}" for c in range(4)] + ["sleep 5000", "uptime"],
+            smp=4, icount=None, timeout=120)
+    found = SYSFUZZ.findall(r.log)
+    assert sorted(int(f[1]) for f in found) == [1, 2, 3, 4], r.tail()
+    assert all(int(f[6]) == 0 for f in found), found
+    assert "jiffies" in r.out("uptime")
