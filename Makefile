@@ -335,11 +335,10 @@ fuzz-short:
 	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(FUZZ_SHORT_SECONDS)
 
 # The system tests whose subject is the tick and the timers (marked
-# smp_again for the CPU counts SMP_AGAIN names) again on 2 and on 4 CPUs: every boot that names no CPU count
+# smp_again) again on 4 CPUs: every boot that names no CPU count
 # gets -smp N (LULL_SMP, tests/lullvm/qemu.py).  `make test` runs it; the
 # SMP tests themselves run on 1, 2, 4 and 8 CPUs in any case (docs/smp.md).
 test-smp: all iso
-	LULL_SMP=2 $(PYTEST) -n $(TEST_JOBS) -m smp_again tests/system $(PYTEST_ARGS)
 	LULL_SMP=4 $(PYTEST) -n $(TEST_JOBS) -m smp_again tests/system $(PYTEST_ARGS)
 
 # ---------------------------------------------------------------- bench
