@@ -124,6 +124,9 @@ struct task_sample {
 	uint64_t ticks;                 /* jiffies the tick billed it, user and system */
 };
 unsigned task_sample_all(struct task_sample *out, unsigned max);
+/* The task CPU `cpu` runs now (its idle task when idle; NULL before the
+ * scheduler starts there): read without its lock, for `trace`. */
+const struct task *task_running_on(unsigned cpu);
 const char *task_state_name(enum task_state st);
 /* kernel/syscall.c: `int 0x80` from ring 3. */
 struct trapframe;

@@ -56,6 +56,7 @@
 #include "time/tick.h"
 #include "time/timekeeping.h"
 #include "time/timer.h"
+#include "time/trace.h"
 
 #define SHELL_STACK_SIZE 16384          /* as the boot stack */
 #define BOOT_STACK_SIZE 16384           /* boot/entry.asm KERNEL_STACK_SIZE: CPU 0's idle task's */
@@ -121,6 +122,11 @@ static void switch_to(struct runqueue *rq, struct task *prev, struct task *next)
 	tss_set_kernel_stack(c->index, (uint32_t)next->kstack + next->kstack_size);
 	if (next->user)
 		tick_work_starts();     /* dyntick: a busy CPU means every CPU ticks */
+	if (trace_on() && trace_buf.switches) {
+		struct trace_event e = { .t_ns = ktime_get_ns(), .kind = TRACE_SWITCH, .skip = next->id,
+		                         .name = next->name };
+		trace_add(&e);
+	}
 	arch_switch(&prev->kesp, next->kesp);
 	finish_switch();
 }
@@ -571,6 +577,11 @@ static void sample_task(struct task_sample *out, const struct task *t)
 {
 	sample(out, t, &rqs[t->cpu], read_u64(&t->user_cycles) + read_u64(&t->sys_cycles),
 	       read_u64(&t->user_ticks) + read_u64(&t->sys_ticks));
+}
+
+const struct task *task_running_on(unsigned cpu)
+{
+	return cpu < cpus_online ? rqs[cpu].q.current : NULL;
 }
 
 unsigned task_sample_all(struct task_sample *out, unsigned max)

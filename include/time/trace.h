@@ -30,23 +30,29 @@
 _Static_assert(TRACE_MAX_S * TRACE_EVENTS_PER_TICK * TRACE_SIZED_FOR_HZ <= TRACE_MAX_EVENTS,
                "a periodic trace of TRACE_MAX_S at the default HZ must fit the buffer");
 
-enum trace_kind { TRACE_TIMER_IRQ, TRACE_IDLE_ENTER, TRACE_IDLE_EXIT };
+/* TRACE_SWITCH: a CPU switched to another task (kernel/task.c), or, with
+ * cause TRACE_SWITCH_AT_START, ran this task when recording started. */
+enum trace_kind { TRACE_TIMER_IRQ, TRACE_IDLE_ENTER, TRACE_IDLE_EXIT, TRACE_SWITCH };
+#define TRACE_SWITCH_AT_START 1
 
 struct trace_event {
 	uint64_t t_ns;
 	uint8_t kind;           /* enum trace_kind */
-	uint8_t cause;          /* enter: enum tick_limit; exit: enum wakeup_kind */
+	uint8_t cause;          /* enter: enum tick_limit; exit: enum wakeup_kind; switch: above */
 	uint8_t cpu;            /* the CPU that added it (set by trace_add) */
 	uint16_t vector;        /* exit by an IRQ: its vector */
-	uint32_t skip;          /* enter: ticks programmed (0: tick kept running) */
+	uint32_t skip;          /* enter: ticks programmed (0: tick kept running); switch: task id */
 	uint64_t sleep_ns;      /* enter: how long the device was programmed for */
-	const char *name;       /* the timer that chose or ended the sleep */
+	const char *name;       /* the timer that chose or ended the sleep; switch: the task's */
 };
 
 /* Any CPU's tick code may add an event at any time, so the buffer has a
  * lock (kernel/time/trace.c); trace_on() alone is read without it. */
 struct trace_buffer {
 	bool on;
+	bool switches;          /* TRACE_SWITCH events too (`trace SECONDS tasks`): set before
+	                           trace_start; a switch on an idle CPU 0 comes twice a tick
+	                           (the shell looks at its input after every interrupt) */
 	unsigned count;
 	unsigned dropped;       /* events that came after the buffer was full */
 	uint64_t start_ns;      /* when recording started */
@@ -63,5 +69,7 @@ void trace_stop(void);
 static inline bool trace_on(void) { return trace_buf.on; }
 /* Record a copy of *e, marked with this CPU's index (arch_this_cpu_id). */
 void trace_add(const struct trace_event *e);
+/* The same, marked as CPU `cpu`'s: what another CPU was doing. */
+void trace_add_on(const struct trace_event *e, unsigned cpu);
 
 #endif

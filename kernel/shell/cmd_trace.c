@@ -1,7 +1,8 @@
 /* kernel/shell/cmd_trace.c — `trace SECONDS`: record every CPU's timer
- * interrupts and idle entries and exits for SECONDS (kernel/time/trace.c),
- * then print them as CSV, one line per event, below a `# trace:` line
- * with the tick's mode, device and HZ and how many events were dropped. */
+ * interrupts, idle entries and exits and task switches for SECONDS
+ * (kernel/time/trace.c), then print them as CSV, one line per event, below
+ * a `# trace:` line with the tick's mode, device and HZ and how many events
+ * were dropped.  tools/trace2tef.py turns it into a trace Perfetto opens. */
 #include "shell/args.h"
 #include "arch/irq.h"
 #include "kprintf.h"
@@ -13,11 +14,27 @@
 #include "time/trace.h"
 #include "time/wakeups.h"
 #include "shell/commands.h"
+#include "kstring.h"
+#include "task.h"
 
 static const char *const trace_names[] = {
 	[TRACE_TIMER_IRQ] = "timer_irq", [TRACE_IDLE_ENTER] = "idle_enter",
-	[TRACE_IDLE_EXIT] = "idle_exit",
+	[TRACE_IDLE_EXIT] = "idle_exit", [TRACE_SWITCH] = "switch",
 };
+
+/* What each CPU runs as recording starts, so that a reader of the trace
+ * (tools/trace2tef.py) knows whose each CPU's first events are. */
+static void trace_tasks_at_start(uint64_t start_ns)
+{
+	for (unsigned c = 0; c < cpus_online; c++) {
+		const struct task *t = task_running_on(c);
+		if (!t)
+			continue;
+		struct trace_event e = { .t_ns = start_ns, .kind = TRACE_SWITCH, .cause = TRACE_SWITCH_AT_START,
+		                         .skip = t->id, .name = t->name };
+		trace_add_on(&e, c);
+	}
+}
 static const char *const limit_names[] = {
 	[TICK_LIMIT_NONE] = "tick", [TICK_LIMIT_TIMER] = "timer", [TICK_LIMIT_HRTIMER] = "hrtimer",
 	[TICK_LIMIT_DEVICE] = "device_max", [TICK_LIMIT_WRAP] = "clocksource_wrap",
@@ -27,10 +44,15 @@ static const char *const limit_names[] = {
 int cmd_trace(int argc, char **argv)
 {
 	uint32_t secs;
-	if (argc != 2 || parse_u32(argv[1], 1, TRACE_MAX_S, &secs) != 0)
+	if (argc < 2 || argc > 3 || parse_u32(argv[1], 1, TRACE_MAX_S, &secs) != 0 ||
+	    (argc == 3 && strcmp(argv[2], "tasks") != 0))
 		return SHELL_USAGE;
 	struct tick_cpu *tc = this_tick();
-	trace_start(ktime_get_ns());
+	uint64_t start_ns = ktime_get_ns();
+	trace_buf.switches = argc == 3;
+	trace_start(start_ns);
+	if (trace_buf.switches)
+		trace_tasks_at_start(start_ns);
 	int rc = wait_ns((uint64_t)secs * NSEC_PER_SEC);
 	trace_stop();
 	if (rc < 0 && rc != -EINTR)         /* Ctrl-C: what was recorded */
@@ -53,7 +75,9 @@ int cmd_trace(int argc, char **argv)
 		const struct trace_event *e = &trace_buf.ev[i];
 		const char *cause = "";
 		char irq[24];
-		if (e->kind == TRACE_IDLE_ENTER) {
+		if (e->kind == TRACE_SWITCH) {
+			cause = e->cause == TRACE_SWITCH_AT_START ? "start" : "";
+		} else if (e->kind == TRACE_IDLE_ENTER) {
 			cause = limit_names[e->cause];
 		} else if (e->kind == TRACE_IDLE_EXIT) {
 			cause = wakeup_kind_name((enum wakeup_kind)e->cause);

@@ -68,8 +68,8 @@ const struct shell_command shell_commands[] = {
 	              "idle, then wakeups, sleep lengths, % halted: all CPUs, and each", cmd_idle },
 	{ "latency",  "COUNT" RANGE(1, LATENCY_MAX_COUNT) " PERIOD_US" RANGE(LATENCY_MIN_US, LATENCY_MAX_US) " [breakdown]",
 	              "cyclictest: COUNT wakeups every PERIOD_US; breakdown: where the time goes", cmd_latency },
-	{ "trace",    "SECONDS" RANGE(1, TRACE_MAX_S),
-	              "record timer interrupts and idle entries/exits, print CSV", cmd_trace },
+	{ "trace",    "SECONDS" RANGE(1, TRACE_MAX_S) " [tasks]",
+	              "record timer interrupts and idle entries/exits (and task switches), print CSV", cmd_trace },
 	{ "every",    "[MS" RANGE(1, EVERY_MAX_MS) "|off]", "a periodic wheel timer every MS ms, or stop it", cmd_every },
 	{ "power",    "[SECONDS" RANGE(1, IDLE_MAX_S) "]",
 	              "idle SECONDS (default " SHELL_SPELL(POWER_DEFAULT_S) "), then the 2005 article's laptop's "

@@ -34,7 +34,7 @@ void trace_stop(void)
 }
 
 /* The buffer's lock held: keep the event, or count it as dropped. */
-static void trace_add_locked(const struct trace_event *e)
+static void trace_add_locked(const struct trace_event *e, unsigned cpu)
 {
 	if (trace_buf.count == TRACE_MAX_EVENTS) {
 		if (trace_buf.dropped++ == 0)
@@ -43,13 +43,15 @@ static void trace_add_locked(const struct trace_event *e)
 	}
 	struct trace_event *slot = &trace_buf.ev[trace_buf.count++];
 	*slot = *e;
-	slot->cpu = (uint8_t)arch_this_cpu_id();
+	slot->cpu = (uint8_t)cpu;
 }
 
-void trace_add(const struct trace_event *e)
+void trace_add_on(const struct trace_event *e, unsigned cpu)
 {
 	unsigned long f = spin_lock_irqsave(&trace_lock);
 	if (trace_buf.on)
-		trace_add_locked(e);
+		trace_add_locked(e, cpu);
 	spin_unlock_irqrestore(&trace_lock, f);
 }
+
+void trace_add(const struct trace_event *e) { trace_add_on(e, arch_this_cpu_id()); }

@@ -13,7 +13,7 @@ HELP_LINE = re.compile(r"^  (\S+)", re.M)      # a command's name in `help`
 MALFORMED = ["clocksource a b", "clockevent a b", "hz abc", "hz 300", "hz 250 1", "tick bogus",
              "tick periodic now", "dyntick maybe", "dyntick on off", "wakeups now", "idle x",
              "idle 0", "idle 3601", "latency 10", "latency 10 49", "latency 0 1000",
-             "latency 1000001 1000", "latency 10 1000001", "trace 0", "trace 11", "every x",
+             "latency 1000001 1000", "latency 10 1000001", "trace 0", "trace 11", "trace 1 task", "every x",
              "every 0", "alarm 0 10", "alarm 17 10", "alarm 2 0", "keytimer 0", "busy 0",
              "sleep -5", "fault xx", "version now",
              "uptime x", "timers x", "irqs x", "date x", "acpi x", "mem x", "cmdline x"]
