@@ -71,6 +71,30 @@ trap_return:
     add esp, 8                  ; vector number and error code
     iretd
 
+; SYSENTER from ring 3 (kernel/arch/sysenter.c): ESP is IA32_SYSENTER_ESP,
+; the address of this CPU's TSS.esp0, so the task's kernel stack is one load
+; away.  The CPU saved nothing: build the frame `int 0x80` would have (the
+; user stub, kernel/user/sysenter.c, left its ESP in EBP and returns at
+; u_sysenter_return), IF on again as it was in ring 3, and take the same
+; path; the way back is trap_return's IRET.
+USER_CS         equ 0x1b        ; USER_CS, USER_DS: include/arch/trap.h
+USER_DS         equ 0x23
+EFLAGS_IF       equ 0x200
+VEC_SYSCALL     equ 0x80
+extern u_sysenter_return
+global sysenter_entry
+sysenter_entry:
+    mov esp, [esp]              ; this CPU's TSS.esp0: the task's kernel stack
+    push dword USER_DS          ; ss
+    push ebp                    ; esp
+    pushfd                      ; eflags: ring 3's, but SYSENTER cleared IF
+    or dword [esp], EFLAGS_IF
+    push dword USER_CS          ; cs
+    push dword u_sysenter_return ; eip
+    push dword 0                ; error code
+    push dword VEC_SYSCALL      ; vector
+    jmp trap_common
+
 ; The table kernel/arch/idt.c reads to fill the IDT.
 section .rodata
 global trap_vectors

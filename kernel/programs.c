@@ -9,6 +9,7 @@ int cheat_main(const char *args);
 int media_main(const char *args);
 int interactive_main(const char *args);
 int sysfuzz_main(const char *args);
+int sysbench_main(const char *args);
 
 const struct user_program user_programs[] = {
 	{ "hog", "[SECONDS(1..3600)]", "a CPU-bound loop: iterations per second of its own CPU time", hog_main },
@@ -23,5 +24,6 @@ const struct user_program user_programs[] = {
 	  "sleeps and is woken beside other tasks: how long each wake waits for the CPU", interactive_main },
 	{ "sysfuzz", "[CALLS(1..100000)] [SEED]",
 	  "random system calls with bad arguments: each answer an error the call may give", sysfuzz_main },
+	{ "sysbench", "[CALLS(1..1000000)]", "what a system call costs by int 0x80 and by sysenter", sysbench_main },
 };
 const unsigned user_program_count = ARRAY_SIZE(user_programs);

@@ -25,6 +25,7 @@
 #include "arch/irq.h"
 #include "arch/paging.h"
 #include "arch/smp.h"
+#include "arch/sysenter.h"
 #include "arch/trap.h"
 #include "arch/x86.h"
 #include "delay.h"
@@ -87,6 +88,7 @@ void smp_boot_cpu_init(void)
 	c->stack_guard = stack_guard_init(kernel_stack_bottom);
 	c->stack_top = (uint32_t)kernel_stack_top;
 	gdt_load_cpu(0, c);
+	sysenter_init_cpu(0);           /* the fast system call, where the CPU has it */
 }
 
 /* The IPI only wakes the CPU; the work is in call_fn, taken after the halt. */
@@ -135,6 +137,7 @@ void ap_main(void)
 {
 	struct cpu *c = ap_booting;
 	gdt_load_cpu(c->index, c);
+	sysenter_init_cpu(c->index);
 	idt_load();
 	lapic_ap_setup();
 	c->state = CPU_IDLE;            /* tells smp_init we are running */

@@ -110,6 +110,9 @@ void gdt_pointer(uint16_t *limit, uint32_t *base);
 /* The stack CPU `index` switches to when an interrupt arrives in ring 3:
  * the running task's kernel stack top. */
 void tss_set_kernel_stack(unsigned index, uint32_t esp0);
+/* Where CPU index's TSS keeps esp0: SYSENTER's stack pointer points here
+ * (kernel/arch/sysenter.c). */
+uint32_t *tss_esp0_field(unsigned index);
 /* Load the IDT on this CPU (an AP: idt_init built it and loaded it on the
  * boot CPU). */
 void idt_load(void);

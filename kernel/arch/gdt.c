@@ -71,7 +71,7 @@ _Static_assert(sizeof(struct tss) == 104, "SDM Figure 7-2: 104 bytes");
 _Static_assert(offsetof(struct tss, esp0) == 4 && offsetof(struct tss, ss0) == 8, "SDM Figure 7-2");
 _Static_assert(offsetof(struct tss, iomap_base) == 102, "SDM Figure 7-2: I/O map base at 102");
 
-static struct tss tss[NR_CPUS];
+static struct tss tss[NR_CPUS] __attribute__((aligned(8)));   /* esp0 aligned: SYSENTER loads it */
 
 /* What LGDT loads: a 16-bit limit, then a 32-bit linear base address
  * (SDM Vol. 3A, 2.4.1, Figure 2-6). */
@@ -124,6 +124,9 @@ void tss_set_kernel_stack(unsigned index, uint32_t esp0)
 {
 	tss[index].esp0 = esp0;
 }
+
+/* esp0 sits at offset 4 of a TSS aligned as the array is (SDM Figure 7-2). */
+uint32_t *tss_esp0_field(unsigned index) { return (uint32_t *)((uint8_t *)&tss[index] + offsetof(struct tss, esp0)); }
 
 void gdt_pointer(uint16_t *limit, uint32_t *base)
 {

@@ -23,5 +23,8 @@ const char *u_word(const char *s, char *w, unsigned n);
 void u_sort_u32(uint32_t *v, unsigned n);
 /* "p50 X us, p99 Y us, max Z us" of n (>= 1) durations in ns; sorts them. */
 void u_put_p50_p99_max(uint32_t *ns, unsigned n);
+/* A system call by SYSENTER (kernel/user/sysenter.c), where u_sysenter_ok. */
+int32_t u_sysenter(uint32_t nr, uint32_t a, uint32_t b, uint32_t c, uint32_t d, uint32_t e);
+extern int u_sysenter_ok;
 
 #endif

@@ -113,7 +113,7 @@ def test_kill_stops_a_task_and_refuses_the_kernels(run):
 def test_spawn_says_what_is_wrong(run):
     r = run(["spawn", "spawn nosuch", "spawn hog cpu 5", "spawn hog " + "1" * 48])
     assert r.out("spawn").startswith("usage: spawn")
-    assert r.out("spawn nosuch").strip() == "error: spawn: no program 'nosuch' (programs: hog fault regs cheat media interactive sysfuzz)"
+    assert r.out("spawn nosuch").strip() == "error: spawn: no program 'nosuch' (programs: hog fault regs cheat media interactive sysfuzz sysbench)"
     assert r.out("spawn hog cpu 5").strip() == "error: spawn: no CPU 5 (1 online)"
     assert "error: spawn: arguments longer than 47 bytes" in r.log
 
@@ -312,3 +312,25 @@ def test_sysfuzz_on_every_cpu_at_once(run):
     assert sorted(int(f[1]) for f in found) == [1, 2, 3, 4], r.tail()
     assert all(int(f[6]) == 0 for f in found), found
     assert "jiffies" in r.out("uptime")
+
+
+SYSBENCH = re.compile(r"^sysbench: (\d+) getcpu calls: int 0x80 (\d+) ns a call, "
+                      r"(?:sysenter (\d+) ns a call|sysenter: not on this CPU)$", re.M)
+
+
+@pytest.mark.parametrize("cpu, smp, has_sysenter", [(None, 1, True), ("pentium", 1, False), (None, 4, True)])
+def test_sysbench_times_both_ways_in_where_the_cpu_has_both(run, cpu, smp, has_sysenter):
+    """getcpu by int 0x80 and by SYSENTER, same answers (sysbench checks
+    before timing); under icount the figures are instructions (16 ns
+    each), a few hundred a call either way.  The Pentium has no SYSENTER;
+    on 4 CPUs the call comes from the last, whose MSRs its own boot set."""
+    where = f" cpu {smp - 1}" if smp > 1 else ""
+    r = run([f"spawn sysbench 1000{where}", "sleep 500"], smp=smp, **({"cpu": cpu} if cpu else {}))
+    m = SYSBENCH.search(r.log)
+    assert m, r.tail()
+    assert "differ" not in r.log
+    assert 800 <= int(m[2]) <= 20000, m.group(0)             # 50..1250 instructions
+    if has_sysenter:
+        assert m[3] and 800 <= int(m[3]) <= 20000, m.group(0)
+    else:
+        assert m[3] is None, m.group(0)
