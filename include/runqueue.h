@@ -20,6 +20,7 @@ struct rq_core {
 	struct task *current;
 	struct task *idle;              /* the CPU's idle task: runs when nothing else can */
 	bool need_resched;              /* switch on the way back to ring 3 */
+	bool idle_wanted;               /* the idle task next, whatever is runnable (rq_want_idle) */
 	uint32_t acct_jiffy;            /* tick-sampled: jiffies charged up to */
 	uint64_t stamp;                 /* precise: the cycle count at the last switch, entry or exit */
 	uint64_t idle_cycles, idle_ticks;
@@ -45,6 +46,11 @@ void rq_unlink(struct task **list, struct task *t);
  * other task is runnable it keeps the CPU.  The idle task runs when the
  * queue is empty. */
 struct task *rq_pick_next(struct rq_core *rq, unsigned slice_ticks);
+
+/* The idle task next, once, ahead of every runnable task: the kernel has
+ * work for this CPU's idle loop (another CPU's call, a change of the tick
+ * to follow).  The task it preempts goes back as a preempted one. */
+void rq_want_idle(struct rq_core *rq);
 
 /* A sleeping or waiting task made runnable.  With preempt (`preempt on`,
  * the default) it goes to the head, behind the tasks that woke before it,

@@ -79,6 +79,9 @@ void sched_init_ap(void);
 /* The idle task's question each time round its loop (interrupts off):
  * if this CPU has a runnable task, run them until none is; true if it did. */
 bool sched_run_others(void);
+/* From an interrupt: this CPU's idle loop has work (a call from another
+ * CPU, a tick to follow): run it next, ahead of the tasks. */
+void sched_want_idle(void);
 
 /* A user task running prog with args on CPU `cpu`: its id, or -EINVAL (no
  * such CPU), -EAGAIN (TASK_MAX tasks already), -E2BIG (args too long). */

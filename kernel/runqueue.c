@@ -87,7 +87,9 @@ void rq_unqueue(struct rq_core *rq, struct task *t)
 struct task *rq_pick_next(struct rq_core *rq, unsigned slice_ticks)
 {
 	struct task *prev = rq->current;
-	struct task *next = rq_dequeue(rq);
+	bool to_idle = rq->idle_wanted;
+	rq->idle_wanted = false;
+	struct task *next = to_idle ? NULL : rq_dequeue(rq);
 	if (prev->state == TASK_RUNNING && prev != rq->idle) {
 		/* A preempted task goes back right behind the tasks that woke,
 		 * keeping what is left of its slice, as 2.6's O(1) scheduler kept
@@ -96,7 +98,7 @@ struct task *rq_pick_next(struct rq_core *rq, unsigned slice_ticks)
 		bool used_up = prev->slice_left <= 0;
 		if (used_up)
 			prev->slice_left = (int32_t)slice_ticks;
-		if (!next)
+		if (!next && !to_idle)
 			next = prev;
 		else if (used_up)
 			rq_enqueue(rq, prev, false);
@@ -109,6 +111,14 @@ struct task *rq_pick_next(struct rq_core *rq, unsigned slice_ticks)
 	rq->current = next;
 	rq->need_resched = false;
 	return next;
+}
+
+void rq_want_idle(struct rq_core *rq)
+{
+	if (rq->current == rq->idle)
+		return;
+	rq->idle_wanted = true;
+	rq->need_resched = true;
 }
 
 /* The idle loop always gives way to a woken task.  With preempt, so does

@@ -91,16 +91,27 @@ void smp_boot_cpu_init(void)
 	sysenter_init_cpu(0);           /* the fast system call, where the CPU has it */
 }
 
-/* The IPI only wakes the CPU; the work is in call_fn, taken after the halt. */
+static volatile unsigned tick_generation;
+static unsigned followed_generation[NR_CPUS];
+
+/* The IPI wakes the CPU; the work is in call_fn or the tick to follow,
+ * taken by its idle loop (ap_main).  An AP running a task gets to that loop
+ * as soon as the interrupt returns to ring 3 (sched_want_idle): a hog
+ * there must not keep another CPU's call, or the tick's change, waiting.
+ * (The same IPI kicks CPU 0 for a task woken there: nothing to do here.) */
 static void ipi_call_irq(void *ctx)
 {
 	UNUSED(ctx);
+	struct cpu *c = this_cpu();
+	void (*fn)(void *);
+	void *arg;
+	if (c->index != 0 && (smp_call_take(c, &fn, &arg) ||
+	                      followed_generation[c->index] != __atomic_load_n(&tick_generation, __ATOMIC_ACQUIRE)))
+		sched_want_idle();
 }
 
-/* Bumped whenever the boot CPU's tick changes; each AP compares it with
- * the one it follows. */
-static volatile unsigned tick_generation;
-static unsigned followed_generation[NR_CPUS];
+/* tick_generation (above) is bumped whenever the boot CPU's tick changes;
+ * each AP compares it with the one it follows. */
 
 static void wake_aps(void)
 {
@@ -145,11 +156,12 @@ void ap_main(void)
 	for (;;) {
 		cli();
 		ap_follow_tick(c);
-		if (sched_run_others())         /* tasks first; back here when none is runnable */
-			continue;
 		void (*fn)(void *);
 		void *arg;
-		if (!smp_call_take(c, &fn, &arg)) {
+		bool call = smp_call_take(c, &fn, &arg);        /* another CPU's call before the tasks */
+		if (!call && sched_run_others())        /* back here when none is runnable, or called */
+			continue;
+		if (!call) {
 			/* Nothing to run: the idle path every CPU takes.  A call
 			 * that arrives after the check sends its IPI, which ends
 			 * the halt (cpu_idle halts with STI; HLT, and STI holds

@@ -177,6 +177,18 @@ static void sched_irq_exit(void)
 	spin_unlock(&rq->lock);
 }
 
+void sched_want_idle(void)
+{
+	if (!started)
+		return;
+	struct runqueue *rq = this_rq();
+	uint32_t f = irq_save();
+	spin_lock(&rq->lock);
+	rq_want_idle(&rq->q);
+	spin_unlock(&rq->lock);
+	irq_restore(f);
+}
+
 void task_wait_irq(void)
 {
 	struct task *t = task_current();

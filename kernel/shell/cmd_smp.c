@@ -13,6 +13,7 @@
 #include "shell/args.h"
 #include "shell/commands.h"
 #include "shell/shell.h"
+#include "task.h"
 #include "time/hrtimer.h"
 #include "time/jiffies.h"
 #include "time/percpu.h"
@@ -51,8 +52,11 @@ int cmd_cpus(int argc, char **argv)
 		wakeups_snapshot(i, now, &w);
 		uint64_t n = w.wakeups, span_ms = (now - w.since_ns) / NSEC_PER_MSEC;
 		uint64_t per_s_x10 = span_ms ? n * 10000 / span_ms : 0;
+		/* Busy: a call from another CPU, or a task (the shell on CPU 0). */
+		const struct task *run = task_running_on(i);
+		bool busy = c->state == CPU_BUSY || (c->state == CPU_IDLE && run && !run->idle);
 		kprintf("%3u  %4u  %-5s  %-28s  %llu (%s/s)\n", i, c->apic_id,
-		        c->state == CPU_IDLE ? "idle" : c->state == CPU_BUSY ? "busy" : "off",
+		        busy ? "busy" : c->state == CPU_IDLE ? "idle" : "off",
 		        tick, (unsigned long long)n, fmt_fixed(rate, sizeof(rate), per_s_x10, 1));
 	}
 	return 0;

@@ -334,3 +334,42 @@ def test_sysbench_times_both_ways_in_where_the_cpu_has_both(run, cpu, smp, has_s
         assert m[3] and 800 <= int(m[3]) <= 20000, m.group(0)
     else:
         assert m[3] is None, m.group(0)
+
+
+def test_a_task_on_a_cpu_does_not_keep_the_kernels_work_there_waiting(run):
+    """With a hog on CPU 1, what the kernel asks of CPU 1 still happens:
+    `stress` (which waits for a worker on every CPU: it hung here while
+    CPU 1's idle loop, which takes such calls, never ran), a change of the
+    tick that CPU 1 must follow, and `busy N 1`.  The call preempts the
+    task, which then goes on.  (Host time: a busy task beside others,
+    the module's docstring.)"""
+    r = run(["spawn hog cpu 1", "sleep 300", "stress 1", "tick periodic", "sleep 300", "cpus",
+             "busy 1 1", "sleep 1500", "ps"], smp=2, icount=None, timeout=120)
+    assert r.finished, r.tail()
+    assert "stress: ok" in r.out("stress 1"), r.out("stress 1")[-2000:]
+    cpu1 = re.search(r"^ +1 +\d+ +(\w+) +running, (\w+) on (\w+)", r.out("cpus"), re.M)
+    assert cpu1 and cpu1[1] == "busy" and cpu1[2] == "periodic", r.out("cpus")
+    assert "busy: CPU 1 spins for 1 s in the background" in r.out("busy 1 1")
+    hog = next(t for t in ps(r.out("ps")) if t["name"] == "hog")
+    assert hog["cpu"] == 1 and hog["user_ms"] > 100, hog
+
+
+@pytest.mark.parametrize("hz, slice_ms", [(250, 12), (1000, 12), (100, 30)])
+def test_slices_end_on_the_tick_the_slice_and_hz_predict(run, hz, slice_ms):
+    """Two hogs, traced with their switches: the CPU passes from one hog to
+    the other every slice_ms (slice_ms * HZ / 1000 jiffies), each time just
+    after a timer interrupt, the tick that used the slice up (with the
+    shell's sliver between: it looks at its input after every interrupt)."""
+    from lullvm import parse
+    r = run([f"slice {slice_ms}", "spawn hog", "spawn hog", "sleep 100", "trace 1 tasks"], append=f"hz={hz}")
+    rows = [x for x in parse.trace(r.out("trace 1 tasks")).rows if x.cpu == 0]
+    ticks = [x.t_ns for x in rows if x.event == "timer_irq"]
+    hogs = [x for x in rows if x.event == "switch" and x.name == "hog"]
+    changes = [b.t_ns for a, b in zip(hogs, hogs[1:]) if a.skip_ticks != b.skip_ticks]
+    assert len(changes) >= 1000 // slice_ms - 2, (len(changes), len(hogs))
+    jiffy_ns = 1_000_000_000 // hz
+    for a, b in zip(changes, changes[1:]):
+        assert abs((b - a) - slice_ms * 1_000_000) < jiffy_ns // 4, (a, b)
+    for c in changes:
+        tick = max(t for t in ticks if t <= c)
+        assert c - tick < 200_000, (c, tick)        # ns: the switch follows its tick

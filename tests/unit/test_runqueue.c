@@ -140,6 +140,27 @@ static void test_a_preempted_task_goes_behind_every_woken_one(void **state)
 	assert_int_equal(queue_ids(), 324);
 }
 
+/* Another CPU's call for this one: its idle loop next, ahead of every
+ * runnable task; the hog it preempts keeps its slice and runs first after. */
+static void test_the_idle_loop_can_be_asked_for_ahead_of_the_tasks(void **state)
+{
+	(void)state;
+	rq_enqueue(&rq, &a, false);
+	rq_enqueue(&rq, &c, false);
+	rq_pick_next(&rq, SLICE);               /* a runs, c waits */
+	tick_at(1001, true);
+	rq_want_idle(&rq);
+	assert_true(rq.need_resched);
+	assert_ptr_equal(rq_pick_next(&rq, SLICE), &idle);
+	assert_int_equal(queue_ids(), 24);
+	assert_int_equal(a.slice_left, SLICE - 1);
+	assert_ptr_equal(rq_pick_next(&rq, SLICE), &a);         /* the call done */
+	rq_want_idle(&rq);
+	rq_pick_next(&rq, SLICE);
+	rq_want_idle(&rq);                      /* the idle task runs already: nothing */
+	assert_false(rq.idle_wanted);
+}
+
 static void test_a_wake_does_not_preempt_a_kernel_task(void **state)
 {
 	(void)state;
@@ -304,6 +325,7 @@ int main(void)
 		cmocka_unit_test_setup(test_a_lone_task_keeps_the_cpu, setup),
 		cmocka_unit_test_setup(test_a_woken_task_preempts_ring_3_and_the_preempted_keeps_its_slice, setup),
 		cmocka_unit_test_setup(test_a_preempted_task_goes_behind_every_woken_one, setup),
+		cmocka_unit_test_setup(test_the_idle_loop_can_be_asked_for_ahead_of_the_tasks, setup),
 		cmocka_unit_test_setup(test_a_wake_does_not_preempt_a_kernel_task, setup),
 		cmocka_unit_test_setup(test_a_wake_ends_idle, setup),
 		cmocka_unit_test_setup(test_without_preempt_a_woken_task_waits_its_turn, setup),
