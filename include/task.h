@@ -24,6 +24,7 @@
 #define SLICE_DEFAULT_MS    100         /* docs/tasks.md, "The time slice": 2.6's DEF_TIMESLICE */
 #define SLICE_MIN_TICKS     1
 #define SLICE_MAX_TICKS     1000
+#define SLICE_MAX_MS        1000        /* `slice MS` and slice=MS */
 
 enum task_state {
 	TASK_FREE,

@@ -44,6 +44,7 @@
 #include "arch/switch.h"
 #include "arch/trap.h"
 #include "arch/x86.h"
+#include "cmdline.h"
 #include "errno.h"
 #include "idle.h"
 #include "kprintf.h"
@@ -341,9 +342,33 @@ static __noreturn void kernel_task_start(void)
 
 extern char kernel_stack_bottom[];
 
+/* slice=MS: the time slice from boot, turned into jiffies when the
+ * scheduler starts, once every option is read (hz= may come after it). */
+static unsigned slice_boot_ms = SLICE_DEFAULT_MS;
+
+static int slice_option(const char *value)
+{
+	unsigned ms = 0;
+	if (!value || !*value)
+		return -EINVAL;
+	for (const char *p = value; *p; p++) {
+		if (*p < '0' || *p > '9' || ms > SLICE_MAX_MS)
+			return -EINVAL;
+		ms = ms * 10 + (unsigned)(*p - '0');
+	}
+	if (ms < 1 || ms > SLICE_MAX_MS)
+		return -EINVAL;
+	slice_boot_ms = ms;
+	return 0;
+}
+BOOT_OPTION("slice", slice_option, "time slice in ms, 1..1000 and at least a jiffy (default 100)");
+
 __noreturn void sched_start(void (*fn)(void *arg), void *arg)
 {
 	slice_ticks = SLICE_DEFAULT_MS * tick_hz / 1000 ? SLICE_DEFAULT_MS * tick_hz / 1000 : 1;
+	if (slice_boot_ms != SLICE_DEFAULT_MS && sched_set_slice_ms(slice_boot_ms) != 0)
+		kprintf("slice: %u ms is under one jiffy at HZ=%u: %u ms it is\n", slice_boot_ms, tick_hz,
+		        SLICE_DEFAULT_MS);
 	if (!paging_allow_user((uint32_t)__user_start, (uint32_t)(__user_end - __user_start)))
 		panic("sched_start: the programs at %p..%p are not in 4 KiB pages", __user_start, __user_end);
 	for (unsigned i = 0; i < TASK_MAX; i++)

@@ -76,7 +76,6 @@ int cmd_watchdog(int argc, char **argv);
 
 /* kernel/shell/cmd_task.c */
 #define SLICE_MIN_MS        1           /* slice: at least a jiffy, checked against HZ */
-#define SLICE_MAX_MS        1000
 int cmd_spawn(int argc, char **argv);
 int cmd_ps(int argc, char **argv);
 int cmd_kill(int argc, char **argv);

@@ -5,7 +5,8 @@
  * Each round it sleeps until an absolute time on an hrtimer
  * (SYS_SLEEP_UNTIL), PERIOD_MS after the last, and reads the clock as soon
  * as it runs again: the difference is the timer path (a few us alone) plus
- * the wait for the CPU.  With hogs beside it, that wait is the scheduler's
+ * the wait for the CPU (a wake before its time is counted as early).
+ * With hogs beside it, that wait is the scheduler's
  * rule: a woken task takes the CPU from ring 3 at once (`preempt on`, the
  * default), or waits at the tail of its CPU's queue for every task ahead of
  * it to use its slice (`preempt off`): what a finer time slice buys.
@@ -31,11 +32,12 @@ int interactive_main(const char *args)
 		return 2;
 	}
 	uint32_t wait_ns[WAKES_MAX];            /* on its own stack: tasks share one address space */
-	uint64_t due = sys_clock();
+	uint64_t due = sys_clock(), early = 0;
 	for (unsigned k = 0; k < wakes; k++) {
 		due += period_ms * 1000000;
 		sys_sleep_until(due);
 		uint64_t now = sys_clock();
+		early += now < due;             /* a sleep must never end before it was asked to */
 		wait_ns[k] = now > due ? (uint32_t)(now - due) : 0;
 	}
 	u_puts("interactive: ");
@@ -46,6 +48,8 @@ int interactive_main(const char *args)
 	u_put_u64((uint64_t)sys_getcpu());
 	u_puts(", timer to running: ");
 	u_put_p50_p99_max(wait_ns, (unsigned)wakes);
-	u_puts("\n");
+	u_puts("; ");
+	u_put_u64(early);
+	u_puts(" early\n");
 	return 0;
 }
