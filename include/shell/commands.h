@@ -14,6 +14,7 @@
 
 #include "compiler.h"
 #include "sleep.h"          /* sleep_ns, which many commands use */
+#include "task.h"           /* SLICE_MAX_MS, in `slice`'s usage */
 
 /* "(LO..HI)", spelled from the constants themselves. */
 #define SHELL_STRINGIFY(x)  #x
