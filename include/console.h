@@ -29,6 +29,9 @@ struct console_sink {
 void console_add_sink(struct console_sink *sink);
 
 void console_write(const char *s, size_t n);
+/* The same, whole: no other console_write_whole (another CPU's task's
+ * line) comes between its bytes.  Not from interrupt context. */
+void console_write_whole(const char *s, size_t n);
 void console_puts(const char *s);
 
 /* Input: interrupt handlers push bytes (keyboard keys are translated to the

@@ -19,6 +19,7 @@
 #define TASK_MAX            16          /* tasks at once, the shell and every CPU's idle task excluded */
 #define TASK_NAME_MAX       16
 #define TASK_ARGS_MAX       48
+#define TASK_LINE_MAX       160         /* a task's output, held until its line ends */
 #define TASK_KSTACK_SIZE    8192        /* a user task's kernel stack (its guard at the bottom) */
 #define TASK_USTACK_PAGES   4           /* a user task's stack, 16 KiB, above one guard page */
 #define SLICE_DEFAULT_MS    100         /* docs/tasks.md, "The time slice": 2.6's DEF_TIMESLICE */
@@ -60,6 +61,10 @@ struct task {
 	int32_t slice_left;             /* jiffies left of its time slice */
 	uint64_t started_ns;
 	int exit_code;
+	/* What it wrote since its last line end (sys_write): printed a line
+	 * at a time, so lines of tasks on several CPUs do not mix. */
+	char out[TASK_LINE_MAX];
+	unsigned out_len;
 };
 
 /* A user program built into the kernel image (kernel/user/). */
@@ -116,6 +121,8 @@ void task_tick(void);
 struct task *task_current(void);
 bool task_user_range_ok(uint32_t addr, uint32_t len);
 void task_times(const struct task *t, struct task_times *out);
+/* Print what the current task wrote since its last line end (at its exit). */
+void task_flush_output(struct task *t);
 /* `ps`: one line per task, with both accountings. */
 void task_print_all(void);
 /* `top`: every task (each CPU's idle task first), its CPU time so far

@@ -14,6 +14,7 @@
 #include "console.h"
 #include "kprintf.h"
 #include "arch/x86.h"
+#include "spinlock.h"
 
 /* Big enough for several pasted lines of LINEEDIT_MAX characters arriving
  * while a command runs.  A power of two, so indexes wrap with a mask. */
@@ -64,6 +65,15 @@ void console_write(const char *s, size_t n)
 		for (const struct console_sink *k = sinks; k; k = k->next)
 			k->putc(s[i]);
 	}
+}
+
+static spinlock_t whole_lock = SPINLOCK_INIT;
+
+void console_write_whole(const char *s, size_t n)
+{
+	unsigned long f = spin_lock_irqsave(&whole_lock);
+	console_write(s, n);
+	spin_unlock_irqrestore(&whole_lock, f);
 }
 
 void console_puts(const char *s)

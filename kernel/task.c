@@ -45,6 +45,7 @@
 #include "arch/trap.h"
 #include "arch/x86.h"
 #include "cmdline.h"
+#include "console.h"
 #include "errno.h"
 #include "idle.h"
 #include "kprintf.h"
@@ -501,6 +502,13 @@ int task_kill(unsigned id)
 	return 0;
 }
 
+void task_flush_output(struct task *t)
+{
+	if (t->out_len)
+		console_write_whole(t->out, t->out_len);
+	t->out_len = 0;
+}
+
 __noreturn void task_exit(int code)
 {
 	cli();
@@ -509,6 +517,7 @@ __noreturn void task_exit(int code)
 	if (t->idle)
 		panic("task_exit: CPU %u's idle task cannot exit", t->cpu);
 	t->exit_code = code;
+	task_flush_output(t);
 	rq_charge_exit(&rq->q, tsc_or_zero());
 	spin_lock(&rq->lock);
 	t->state = TASK_DEAD;
@@ -528,6 +537,10 @@ static const char *const fault_causes[VEC_EXCEPTIONS] = {
 __noreturn void task_fault(unsigned vector, uint32_t eip, uint32_t error, uint32_t addr)
 {
 	struct task *t = this_rq()->q.current;
+	if (t->out_len) {               /* its unfinished line first, ended */
+		t->out[t->out_len < sizeof(t->out) ? t->out_len++ : t->out_len - 1] = '\n';
+		task_flush_output(t);
+	}
 	const char *cause = vector < VEC_EXCEPTIONS && fault_causes[vector] ? fault_causes[vector] : "exception";
 	if (vector == 14 && addr < t->ustack_lo && addr >= t->ustack_lo - PAGE_SIZE)
 		kprintf("task %u (%s): killed: stack overflow (%s at %p, below its stack), EIP %p\n",

@@ -82,11 +82,18 @@ FAULTS = {
 }
 
 
-def test_a_faulting_task_is_killed_with_one_line_and_nothing_else_is(run):
-    cmds = ["spawn hog"] + [f"spawn fault {k}" for k in FAULTS] + ["sleep 200", "ps", "uptime"]
-    r = run(cmds)
-    ids = {k: int(re.search(r"task (\d+): fault", r.out(f"spawn fault {k}"))[1]) for k in FAULTS}
-    for kind, said in FAULTS.items():
+@pytest.mark.parametrize("smp", [1, 4])
+def test_a_faulting_task_is_killed_with_one_line_and_nothing_else_is(run, smp):
+    """On 4 CPUs three of the faults come from the last, a hog beside them
+    (as many as the boot's command line holds; host time: the module's
+    docstring)."""
+    where = f" cpu {smp - 1}" if smp > 1 else ""
+    kinds = list(FAULTS) if smp == 1 else ["kernel-write", "privileged", "divide"]
+    cmds = [f"spawn hog{where}"] + [f"spawn fault {k}{where}" for k in kinds] + ["sleep 200", "ps", "uptime"]
+    r = run(cmds, smp=smp, timeout=120, **({} if smp == 1 else dict(icount=None)))
+    ids = {k: int(re.search(r"task (\d+): fault", r.out(f"spawn fault {k}{where}"))[1]) for k in kinds}
+    for kind in kinds:
+        said = FAULTS[kind]
         lines = re.findall(rf"^task {ids[kind]} \(fault\): (.*)$", r.log, re.M)
         assert len(lines) == 1 and re.match(said + r", EIP 0x[0-9a-f]{8}$", lines[0]), (kind, lines)
     assert "still alive after misbehaving" not in r.log
@@ -154,6 +161,17 @@ def test_every_register_survives_the_switches(run):
     assert m, r.tail()
     rounds, switched, bad = map(int, m.groups())
     assert rounds == 1000 and switched >= 10 and bad == 0, m.group(0)
+
+
+def test_every_register_survives_the_switches_on_every_cpu(run):
+    """The same on 4 CPUs at once, a hog and regs on each of CPUs 1-3
+    (host time: the module's docstring): the IPIs and the other CPUs'
+    switches change nothing of a task's registers either."""
+    cmds = [c for cpu in (1, 2, 3) for c in (f"spawn hog cpu {cpu}", f"spawn regs 300 cpu {cpu}")]
+    r = run(cmds + ["sleep 4000"], smp=4, icount=None, timeout=120)
+    found = re.findall(r"^regs: (\d+) rounds, switched out (\d+) times, (\d+) with a register changed$", r.log, re.M)
+    assert len(found) == 3, r.tail()
+    assert all(int(n) == 300 and int(bad) == 0 for n, _, bad in found), found
 
 
 @pytest.mark.parametrize("hz", [100, 250, 1000])
